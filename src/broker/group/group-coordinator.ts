@@ -1,0 +1,855 @@
+/**
+ * The classic group coordinator: JoinGroup, SyncGroup, Heartbeat, LeaveGroup and the
+ * committed offsets of every group, for any protocol type (`consumer`, `connect`).
+ *
+ * It follows Kafka's GroupCoordinator: a first JoinGroup without a member id (v4+)
+ * gets MEMBER_ID_REQUIRED and a fresh id; a rebalance completes when every known
+ * member has rejoined or the largest rebalance timeout passes, and members that did
+ * not rejoin are dropped; the leader receives the member list and sends the
+ * assignment in SyncGroup; Heartbeat answers REBALANCE_IN_PROGRESS to make members
+ * rejoin; stale generations get ILLEGAL_GENERATION. Static members
+ * (group.instance.id) that restart get their old place back without a rebalance, and
+ * a stale holder of an instance id is fenced with FENCED_INSTANCE_ID.
+ *
+ * Persistence is delegated to a GroupStore (the __consumer_offsets topic): offsets are
+ * acknowledged only after the store has them, and the group's membership snapshot is
+ * stored after each generation so a restarted broker knows its groups.
+ *
+ * Single-threaded: called from the broker thread's request handlers and timers only.
+ * Time comes from the injected clock and timers.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../util/clock.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { Timers } from '../../util/timers.ts';
+import {
+  type CommittedOffset,
+  Group,
+  type GroupError,
+  type GroupState,
+  type JoinResult,
+  type Member,
+  type ProtocolMetadata,
+  type SyncResult,
+} from './group.ts';
+
+export interface JoinRequest {
+  groupId: string;
+  /** '' for a member joining for the first time. */
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  protocolType: string;
+  protocols: ProtocolMetadata[];
+  sessionTimeoutMs: number;
+  /** v0 has none: Kafka uses the session timeout. */
+  rebalanceTimeoutMs: number;
+  /** JoinGroup v4+: hand out a member id first (MEMBER_ID_REQUIRED). */
+  requireKnownMemberId: boolean;
+}
+
+export interface SyncRequest {
+  groupId: string;
+  memberId: string;
+  generationId: number;
+  groupInstanceId: string | null;
+  protocolType: string | null;
+  protocolName: string | null;
+  assignments: Array<{ memberId: string; assignment: Buffer }>;
+}
+
+export interface MemberIdentity {
+  memberId: string;
+  groupInstanceId: string | null;
+}
+
+export interface OffsetCommitEntry {
+  topic: string;
+  partition: number;
+  offset: number;
+  leaderEpoch: number;
+  metadata: string | null;
+}
+
+export interface GroupSnapshot {
+  groupId: string;
+  protocolType: string | null;
+  protocolName: string | null;
+  generationId: number;
+  leaderId: string | null;
+  members: Array<{
+    memberId: string;
+    groupInstanceId: string | null;
+    clientId: string;
+    clientHost: string;
+    sessionTimeoutMs: number;
+    rebalanceTimeoutMs: number;
+    metadata: Buffer;
+    assignment: Buffer;
+  }>;
+}
+
+/** Where committed offsets and group metadata are made durable. */
+export interface GroupStore {
+  storeOffsets(
+    groupId: string,
+    offsets: Array<OffsetCommitEntry & { commitTimestamp: number }>,
+  ): Promise<void>;
+  removeOffsets(
+    groupId: string,
+    partitions: Array<{ topic: string; partition: number }>,
+  ): Promise<void>;
+  storeGroup(snapshot: GroupSnapshot): Promise<void>;
+  removeGroup(groupId: string): Promise<void>;
+}
+
+export interface GroupCoordinatorOptions {
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  store?: GroupStore;
+  minSessionTimeoutMs: number;
+  maxSessionTimeoutMs: number;
+  /** group.initial.rebalance.delay.ms: how long the first rebalance of an empty group waits for more members. */
+  initialRebalanceDelayMs: number;
+  /** offsets.retention.minutes, in ms. */
+  offsetsRetentionMs: number;
+  /** offset.metadata.max.bytes */
+  maxMetadataBytes: number;
+}
+
+export interface DescribedGroup {
+  groupId: string;
+  error: GroupError;
+  state: GroupState;
+  protocolType: string;
+  protocolName: string;
+  members: Array<{
+    memberId: string;
+    groupInstanceId: string | null;
+    clientId: string;
+    clientHost: string;
+    metadata: Buffer;
+    assignment: Buffer;
+  }>;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export class GroupCoordinator {
+  private readonly groups = new Map<string, Group>();
+  private readonly store: GroupStore | undefined;
+  private readonly logger: Logger;
+  private closed = false;
+
+  constructor(private readonly options: GroupCoordinatorOptions) {
+    this.store = options.store;
+    this.logger = options.logger;
+  }
+
+  // ---- JoinGroup ------------------------------------------------------------------
+
+  join(req: JoinRequest): Promise<JoinResult> {
+    const fail = (error: GroupError, memberId = req.memberId) =>
+      Promise.resolve(joinError(error, memberId));
+    if (this.closed) return fail('COORDINATOR_NOT_AVAILABLE');
+    if (req.groupId === '') return fail('INVALID_GROUP_ID');
+    if (
+      req.sessionTimeoutMs < this.options.minSessionTimeoutMs ||
+      req.sessionTimeoutMs > this.options.maxSessionTimeoutMs
+    ) {
+      return fail('INVALID_SESSION_TIMEOUT');
+    }
+    let group = this.groups.get(req.groupId);
+    if (!group) {
+      if (req.memberId !== '') return fail('UNKNOWN_MEMBER_ID');
+      group = new Group(req.groupId, this.options.clock.now());
+      this.groups.set(req.groupId, group);
+    }
+    if (group.state === 'Dead') return fail('COORDINATOR_NOT_AVAILABLE');
+    if (!group.supportsProtocols(req.protocolType, req.protocols)) {
+      return fail('INCONSISTENT_GROUP_PROTOCOL');
+    }
+    return req.memberId === '' ? this.joinNewMember(group, req) : this.joinKnownMember(group, req);
+  }
+
+  private joinNewMember(group: Group, req: JoinRequest): Promise<JoinResult> {
+    const memberId = `${req.clientId}-${randomUUID()}`;
+    if (req.groupInstanceId !== null) return this.joinStaticMember(group, req, memberId);
+    if (req.requireKnownMemberId) {
+      // The member must come back with this id; forget it if it never does.
+      const cancel = this.options.timers.schedule(req.sessionTimeoutMs, () => {
+        group.pendingMembers.delete(memberId);
+        if (group.state === 'PreparingRebalance') this.tryCompleteJoin(group);
+      });
+      group.pendingMembers.set(memberId, cancel);
+      return Promise.resolve(joinError('MEMBER_ID_REQUIRED', memberId));
+    }
+    return this.addMemberAndRebalance(group, req, memberId);
+  }
+
+  private joinStaticMember(
+    group: Group,
+    req: JoinRequest,
+    newMemberId: string,
+  ): Promise<JoinResult> {
+    const oldMemberId = group.staticMembers.get(req.groupInstanceId!);
+    const old = oldMemberId === undefined ? undefined : group.members.get(oldMemberId);
+    if (!old) return this.addMemberAndRebalance(group, req, newMemberId);
+    // The instance restarted: the new member id takes over, the old one is fenced.
+    group.members.delete(old.memberId);
+    old.cancelSession?.();
+    old.awaitingJoin?.(joinError('FENCED_INSTANCE_ID', old.memberId));
+    old.awaitingSync?.(syncError('FENCED_INSTANCE_ID'));
+    const member: Member = { ...this.newMember(req, newMemberId), assignment: old.assignment };
+    group.members.set(newMemberId, member);
+    group.staticMembers.set(req.groupInstanceId!, newMemberId);
+    if (group.leaderId === old.memberId) group.leaderId = newMemberId;
+    const sameProtocols = protocolsEqual(old.protocols, req.protocols);
+    if (group.state === 'Stable' && sameProtocols) {
+      // Same place, same assignment, no rebalance: the member re-syncs to get it.
+      this.scheduleSession(group, member);
+      this.persistGroup(group);
+      return Promise.resolve(this.joinResultFor(group, member, false));
+    }
+    return this.updateMemberAndRebalance(group, member, req);
+  }
+
+  private joinKnownMember(group: Group, req: JoinRequest): Promise<JoinResult> {
+    const cancelPending = group.pendingMembers.get(req.memberId);
+    if (cancelPending) {
+      cancelPending();
+      group.pendingMembers.delete(req.memberId);
+      return this.addMemberAndRebalance(group, req, req.memberId);
+    }
+    const member = group.members.get(req.memberId);
+    if (!member) return Promise.resolve(joinError('UNKNOWN_MEMBER_ID', req.memberId));
+    const fenced = this.fencedInstance(group, req.memberId, req.groupInstanceId);
+    if (fenced) return Promise.resolve(joinError(fenced, req.memberId));
+    switch (group.state) {
+      case 'PreparingRebalance':
+        return this.updateMemberAndRebalance(group, member, req);
+      case 'CompletingRebalance':
+        if (protocolsEqual(member.protocols, req.protocols)) {
+          // A retried JoinGroup of this generation: answer it again.
+          this.scheduleSession(group, member);
+          return Promise.resolve(
+            this.joinResultFor(group, member, group.leaderId === member.memberId),
+          );
+        }
+        return this.updateMemberAndRebalance(group, member, req);
+      case 'Stable':
+        if (group.leaderId !== member.memberId && protocolsEqual(member.protocols, req.protocols)) {
+          this.scheduleSession(group, member);
+          return Promise.resolve(this.joinResultFor(group, member, false));
+        }
+        return this.updateMemberAndRebalance(group, member, req);
+      default:
+        return Promise.resolve(joinError('UNKNOWN_MEMBER_ID', req.memberId));
+    }
+  }
+
+  private newMember(req: JoinRequest, memberId: string): Member {
+    return {
+      memberId,
+      groupInstanceId: req.groupInstanceId,
+      clientId: req.clientId,
+      clientHost: req.clientHost,
+      protocolType: req.protocolType,
+      protocols: req.protocols,
+      sessionTimeoutMs: req.sessionTimeoutMs,
+      rebalanceTimeoutMs:
+        req.rebalanceTimeoutMs > 0 ? req.rebalanceTimeoutMs : req.sessionTimeoutMs,
+      assignment: EMPTY,
+    };
+  }
+
+  private addMemberAndRebalance(
+    group: Group,
+    req: JoinRequest,
+    memberId: string,
+  ): Promise<JoinResult> {
+    const member = this.newMember(req, memberId);
+    if (group.members.size === 0) group.protocolType = req.protocolType;
+    group.members.set(memberId, member);
+    if (req.groupInstanceId !== null) group.staticMembers.set(req.groupInstanceId, memberId);
+    if (group.leaderId === null) group.leaderId = memberId;
+    const joined = new Promise<JoinResult>((resolve) => {
+      member.awaitingJoin = resolve;
+    });
+    this.scheduleSession(group, member);
+    this.prepareRebalance(group, `member ${memberId} joined`);
+    return joined;
+  }
+
+  private updateMemberAndRebalance(
+    group: Group,
+    member: Member,
+    req: JoinRequest,
+  ): Promise<JoinResult> {
+    member.protocols = req.protocols;
+    member.sessionTimeoutMs = req.sessionTimeoutMs;
+    member.rebalanceTimeoutMs =
+      req.rebalanceTimeoutMs > 0 ? req.rebalanceTimeoutMs : req.sessionTimeoutMs;
+    member.clientId = req.clientId;
+    member.clientHost = req.clientHost;
+    // A second JoinGroup while one is pending replaces it; the old one learns it lost.
+    member.awaitingJoin?.(joinError('REBALANCE_IN_PROGRESS', member.memberId));
+    const joined = new Promise<JoinResult>((resolve) => {
+      member.awaitingJoin = resolve;
+    });
+    this.scheduleSession(group, member);
+    if (group.state === 'PreparingRebalance') {
+      this.tryCompleteJoin(group);
+    } else {
+      this.prepareRebalance(group, `member ${member.memberId} rejoined`);
+    }
+    return joined;
+  }
+
+  private prepareRebalance(group: Group, reason: string): void {
+    if (group.state === 'CompletingRebalance') {
+      for (const m of group.members.values()) {
+        m.awaitingSync?.(syncError('REBALANCE_IN_PROGRESS'));
+        m.awaitingSync = undefined;
+      }
+    }
+    if (group.state === 'PreparingRebalance') {
+      if (group.initialDelayActive) this.extendInitialDelay(group);
+      this.tryCompleteJoin(group);
+      return;
+    }
+    const fromEmpty = group.state === 'Empty';
+    group.state = 'PreparingRebalance';
+    this.logger.debug({ group: group.groupId, reason }, 'preparing rebalance');
+    group.cancelJoinTimer?.();
+    if (fromEmpty && this.options.initialRebalanceDelayMs > 0) {
+      group.initialDelayActive = true;
+      group.cancelJoinTimer = this.options.timers.schedule(
+        this.options.initialRebalanceDelayMs,
+        () => this.endInitialDelay(group),
+      );
+      return;
+    }
+    group.cancelJoinTimer = this.options.timers.schedule(group.maxRebalanceTimeoutMs(), () =>
+      this.completeJoin(group),
+    );
+    this.tryCompleteJoin(group);
+  }
+
+  /** Each member arriving during the initial delay extends it, up to the rebalance timeout. */
+  private extendInitialDelay(group: Group): void {
+    group.cancelJoinTimer?.();
+    group.cancelJoinTimer = this.options.timers.schedule(this.options.initialRebalanceDelayMs, () =>
+      this.endInitialDelay(group),
+    );
+  }
+
+  private endInitialDelay(group: Group): void {
+    group.initialDelayActive = false;
+    group.cancelJoinTimer = this.options.timers.schedule(group.maxRebalanceTimeoutMs(), () =>
+      this.completeJoin(group),
+    );
+    this.tryCompleteJoin(group);
+  }
+
+  private tryCompleteJoin(group: Group): void {
+    if (group.state !== 'PreparingRebalance' || group.initialDelayActive) return;
+    if (group.allMembersJoined()) this.completeJoin(group);
+  }
+
+  private completeJoin(group: Group): void {
+    if (group.state !== 'PreparingRebalance') return;
+    group.cancelJoinTimer?.();
+    group.cancelJoinTimer = undefined;
+    group.initialDelayActive = false;
+    for (const m of [...group.members.values()]) {
+      if (!m.awaitingJoin) this.removeMember(group, m, 'did not rejoin in time');
+    }
+    group.generationId++;
+    if (group.members.size === 0) {
+      group.state = 'Empty';
+      group.protocolName = null;
+      group.protocolType = null;
+      group.leaderId = null;
+      group.emptySince = this.options.clock.now();
+      this.persistGroup(group);
+      return;
+    }
+    group.protocolName = group.selectProtocol();
+    group.state = 'CompletingRebalance';
+    if (group.leaderId === null || !group.members.has(group.leaderId)) {
+      group.leaderId = group.members.keys().next().value!;
+    }
+    this.logger.debug(
+      { group: group.groupId, generation: group.generationId, members: group.members.size },
+      'rebalance joined',
+    );
+    for (const m of group.members.values()) {
+      m.assignment = EMPTY;
+      const answer = m.awaitingJoin!;
+      m.awaitingJoin = undefined;
+      this.scheduleSession(group, m);
+      answer(this.joinResultFor(group, m, m.memberId === group.leaderId));
+    }
+  }
+
+  private joinResultFor(group: Group, member: Member, withMembers: boolean): JoinResult {
+    return {
+      error: 'NONE',
+      generationId: group.generationId,
+      protocolType: group.protocolType,
+      protocolName: group.protocolName,
+      leaderId: group.leaderId ?? '',
+      memberId: member.memberId,
+      members: withMembers
+        ? [...group.members.values()].map((m) => ({
+            memberId: m.memberId,
+            groupInstanceId: m.groupInstanceId,
+            metadata: group.metadataFor(m, group.protocolName),
+          }))
+        : [],
+    };
+  }
+
+  // ---- SyncGroup ------------------------------------------------------------------
+
+  sync(req: SyncRequest): Promise<SyncResult> {
+    const group = this.groups.get(req.groupId);
+    if (this.closed) return Promise.resolve(syncError('COORDINATOR_NOT_AVAILABLE'));
+    if (!group) return Promise.resolve(syncError('UNKNOWN_MEMBER_ID'));
+    const member = group.members.get(req.memberId);
+    if (!member) return Promise.resolve(syncError('UNKNOWN_MEMBER_ID'));
+    const fenced = this.fencedInstance(group, req.memberId, req.groupInstanceId);
+    if (fenced) return Promise.resolve(syncError(fenced));
+    if (req.generationId !== group.generationId)
+      return Promise.resolve(syncError('ILLEGAL_GENERATION'));
+    if (
+      (req.protocolType !== null && req.protocolType !== group.protocolType) ||
+      (req.protocolName !== null && req.protocolName !== group.protocolName)
+    ) {
+      return Promise.resolve(syncError('INCONSISTENT_GROUP_PROTOCOL'));
+    }
+    switch (group.state) {
+      case 'PreparingRebalance':
+        return Promise.resolve(syncError('REBALANCE_IN_PROGRESS'));
+      case 'Stable':
+        this.scheduleSession(group, member);
+        return Promise.resolve(this.syncResultFor(group, member));
+      case 'CompletingRebalance': {
+        const answered = new Promise<SyncResult>((resolve) => {
+          member.awaitingSync = resolve;
+        });
+        this.scheduleSession(group, member);
+        if (member.memberId === group.leaderId) this.applyAssignment(group, req.assignments);
+        return answered;
+      }
+      default:
+        return Promise.resolve(syncError('UNKNOWN_MEMBER_ID'));
+    }
+  }
+
+  private applyAssignment(group: Group, assignments: SyncRequest['assignments']): void {
+    const byMember = new Map(assignments.map((a) => [a.memberId, a.assignment]));
+    for (const m of group.members.values()) m.assignment = byMember.get(m.memberId) ?? EMPTY;
+    group.state = 'Stable';
+    this.persistGroup(group);
+    for (const m of group.members.values()) {
+      const answer = m.awaitingSync;
+      m.awaitingSync = undefined;
+      answer?.(this.syncResultFor(group, m));
+    }
+  }
+
+  private syncResultFor(group: Group, member: Member): SyncResult {
+    return {
+      error: 'NONE',
+      protocolType: group.protocolType,
+      protocolName: group.protocolName,
+      assignment: member.assignment,
+    };
+  }
+
+  // ---- Heartbeat and LeaveGroup -----------------------------------------------------
+
+  heartbeat(
+    groupId: string,
+    memberId: string,
+    generationId: number,
+    groupInstanceId: string | null,
+  ): GroupError {
+    if (this.closed) return 'COORDINATOR_NOT_AVAILABLE';
+    const group = this.groups.get(groupId);
+    const member = group?.members.get(memberId);
+    if (!group || !member) return 'UNKNOWN_MEMBER_ID';
+    const fenced = this.fencedInstance(group, memberId, groupInstanceId);
+    if (fenced) return fenced;
+    if (generationId !== group.generationId) return 'ILLEGAL_GENERATION';
+    this.scheduleSession(group, member);
+    return group.state === 'PreparingRebalance' ? 'REBALANCE_IN_PROGRESS' : 'NONE';
+  }
+
+  leave(
+    groupId: string,
+    leaving: MemberIdentity[],
+  ): { error: GroupError; members: Array<MemberIdentity & { error: GroupError }> } {
+    const group = this.groups.get(groupId);
+    if (!group) {
+      return {
+        error: 'UNKNOWN_MEMBER_ID',
+        members: leaving.map((m) => ({ ...m, error: 'UNKNOWN_MEMBER_ID' })),
+      };
+    }
+    const results = leaving.map((identity) => {
+      const memberId =
+        identity.memberId === '' && identity.groupInstanceId !== null
+          ? (group.staticMembers.get(identity.groupInstanceId) ?? '')
+          : identity.memberId;
+      const member = group.members.get(memberId);
+      if (!member) {
+        const pending = group.pendingMembers.get(memberId);
+        if (pending) {
+          pending();
+          group.pendingMembers.delete(memberId);
+          this.tryCompleteJoin(group);
+          return { ...identity, error: 'NONE' as GroupError };
+        }
+        return { ...identity, error: 'UNKNOWN_MEMBER_ID' as GroupError };
+      }
+      const fenced = this.fencedInstance(group, memberId, identity.groupInstanceId);
+      if (fenced) return { ...identity, error: fenced };
+      this.removeMemberAndUpdateGroup(group, member, 'left the group');
+      return { ...identity, error: 'NONE' as GroupError };
+    });
+    return { error: 'NONE', members: results };
+  }
+
+  private fencedInstance(
+    group: Group,
+    memberId: string,
+    groupInstanceId: string | null,
+  ): GroupError | undefined {
+    if (groupInstanceId === null) return undefined;
+    const holder = group.staticMembers.get(groupInstanceId);
+    if (holder !== undefined && holder !== memberId) return 'FENCED_INSTANCE_ID';
+    return undefined;
+  }
+
+  private scheduleSession(group: Group, member: Member): void {
+    member.cancelSession?.();
+    member.cancelSession = this.options.timers.schedule(member.sessionTimeoutMs, () => {
+      member.cancelSession = undefined;
+      if (group.members.get(member.memberId) !== member) return;
+      if (member.awaitingJoin || member.awaitingSync) {
+        // Waiting on the coordinator itself keeps a member alive.
+        this.scheduleSession(group, member);
+        return;
+      }
+      this.logger.info({ group: group.groupId, member: member.memberId }, 'member session expired');
+      this.removeMemberAndUpdateGroup(group, member, 'session timeout');
+    });
+  }
+
+  private removeMember(group: Group, member: Member, reason: string): void {
+    member.cancelSession?.();
+    member.cancelSession = undefined;
+    group.members.delete(member.memberId);
+    if (
+      member.groupInstanceId !== null &&
+      group.staticMembers.get(member.groupInstanceId) === member.memberId
+    ) {
+      group.staticMembers.delete(member.groupInstanceId);
+    }
+    member.awaitingJoin?.(joinError('UNKNOWN_MEMBER_ID', member.memberId));
+    member.awaitingJoin = undefined;
+    member.awaitingSync?.(syncError('UNKNOWN_MEMBER_ID'));
+    member.awaitingSync = undefined;
+    if (group.leaderId === member.memberId) {
+      group.leaderId = group.members.keys().next().value ?? null;
+    }
+    this.logger.debug({ group: group.groupId, member: member.memberId, reason }, 'member removed');
+  }
+
+  private removeMemberAndUpdateGroup(group: Group, member: Member, reason: string): void {
+    this.removeMember(group, member, reason);
+    switch (group.state) {
+      case 'Stable':
+      case 'CompletingRebalance':
+        this.prepareRebalance(group, `member ${member.memberId} ${reason}`);
+        break;
+      case 'PreparingRebalance':
+        this.tryCompleteJoin(group);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // ---- Offsets ----------------------------------------------------------------------
+
+  /**
+   * OffsetCommit. Generation -1 with no active members is a "simple" commit (admin
+   * tools, consumers without group management) and creates the group if needed.
+   */
+  async commitOffsets(req: {
+    groupId: string;
+    generationId: number;
+    memberId: string;
+    groupInstanceId: string | null;
+    offsets: OffsetCommitEntry[];
+  }): Promise<GroupError[]> {
+    const all = (e: GroupError) => req.offsets.map(() => e);
+    if (this.closed) return all('COORDINATOR_NOT_AVAILABLE');
+    if (req.groupId === '') return all('INVALID_GROUP_ID');
+    let group = this.groups.get(req.groupId);
+    if (req.generationId < 0) {
+      if (group && group.state !== 'Empty' && group.state !== 'Dead')
+        return all('UNKNOWN_MEMBER_ID');
+      if (!group) {
+        group = new Group(req.groupId, this.options.clock.now());
+        this.groups.set(req.groupId, group);
+      }
+    } else {
+      if (!group) return all('ILLEGAL_GENERATION');
+      const member = group.members.get(req.memberId);
+      if (!member) return all('UNKNOWN_MEMBER_ID');
+      const fenced = this.fencedInstance(group, req.memberId, req.groupInstanceId);
+      if (fenced) return all(fenced);
+      if (req.generationId !== group.generationId) return all('ILLEGAL_GENERATION');
+      if (group.state === 'CompletingRebalance') return all('REBALANCE_IN_PROGRESS');
+      this.scheduleSession(group, member);
+    }
+    const now = this.options.clock.now();
+    const errors: GroupError[] = [];
+    const accepted: Array<OffsetCommitEntry & { commitTimestamp: number }> = [];
+    for (const o of req.offsets) {
+      if (o.metadata !== null && Buffer.byteLength(o.metadata) > this.options.maxMetadataBytes) {
+        errors.push('OFFSET_METADATA_TOO_LARGE');
+      } else {
+        errors.push('NONE');
+        accepted.push({ ...o, commitTimestamp: now });
+      }
+    }
+    if (accepted.length > 0) {
+      await this.store?.storeOffsets(req.groupId, accepted);
+      for (const o of accepted) this.restoreOffset(req.groupId, o);
+    }
+    return errors;
+  }
+
+  /** Committed offsets of a group: all of them when `partitions` is null. */
+  fetchOffsets(
+    groupId: string,
+    partitions: Array<{ topic: string; partition: number }> | null,
+  ): Array<{ topic: string; partition: number } & CommittedOffset> {
+    const group = this.groups.get(groupId);
+    if (partitions === null) return group ? [...group.offsets.values()] : [];
+    return partitions.map(({ topic, partition }) => {
+      const found = group?.offsets.get(Group.offsetKey(topic, partition));
+      return (
+        found ?? {
+          topic,
+          partition,
+          offset: -1,
+          leaderEpoch: -1,
+          metadata: '',
+          commitTimestamp: -1,
+        }
+      );
+    });
+  }
+
+  /** OffsetDelete: only for partitions the group is not consuming. */
+  async deleteOffsets(
+    groupId: string,
+    partitions: Array<{ topic: string; partition: number }>,
+  ): Promise<{ error: GroupError; partitions: GroupError[] }> {
+    const group = this.groups.get(groupId);
+    if (!group) return { error: 'GROUP_ID_NOT_FOUND', partitions: [] };
+    if (group.state !== 'Empty' && group.protocolType !== 'consumer') {
+      return { error: 'NON_EMPTY_GROUP', partitions: [] };
+    }
+    const subscribed =
+      group.state === 'Empty' ? new Set<string>() : (group.subscribedTopics() ?? new Set());
+    const errors = partitions.map(
+      (p) => (subscribed.has(p.topic) ? 'GROUP_SUBSCRIBED_TO_TOPIC' : 'NONE') as GroupError,
+    );
+    const removable = partitions.filter((_, i) => errors[i] === 'NONE');
+    if (removable.length > 0) {
+      await this.store?.removeOffsets(groupId, removable);
+      for (const p of removable) group.offsets.delete(Group.offsetKey(p.topic, p.partition));
+    }
+    return { error: 'NONE', partitions: errors };
+  }
+
+  /** Drops offsets of groups that have been empty longer than offsets.retention.minutes. */
+  async expireOffsets(): Promise<number> {
+    const now = this.options.clock.now();
+    let expired = 0;
+    for (const group of this.groups.values()) {
+      if (group.state !== 'Empty' || now - group.emptySince < this.options.offsetsRetentionMs)
+        continue;
+      const stale = [...group.offsets.values()].filter(
+        (o) => now - o.commitTimestamp >= this.options.offsetsRetentionMs,
+      );
+      if (stale.length === 0) continue;
+      await this.store?.removeOffsets(group.groupId, stale);
+      for (const o of stale) group.offsets.delete(Group.offsetKey(o.topic, o.partition));
+      expired += stale.length;
+      if (group.offsets.size === 0 && group.members.size === 0) {
+        this.groups.delete(group.groupId);
+        await this.store?.removeGroup(group.groupId);
+      }
+    }
+    return expired;
+  }
+
+  // ---- Loading from the store ---------------------------------------------------------
+
+  restoreOffset(groupId: string, o: OffsetCommitEntry & { commitTimestamp: number }): void {
+    let group = this.groups.get(groupId);
+    if (!group) {
+      group = new Group(groupId, o.commitTimestamp);
+      this.groups.set(groupId, group);
+    }
+    group.offsets.set(Group.offsetKey(o.topic, o.partition), {
+      topic: o.topic,
+      partition: o.partition,
+      offset: o.offset,
+      leaderEpoch: o.leaderEpoch,
+      metadata: o.metadata,
+      commitTimestamp: o.commitTimestamp,
+    });
+  }
+
+  removeRestoredOffset(groupId: string, topic: string, partition: number): void {
+    this.groups.get(groupId)?.offsets.delete(Group.offsetKey(topic, partition));
+  }
+
+  /**
+   * A stored group comes back Empty with its generation and protocol type: its members'
+   * sessions did not survive the restart, so they rejoin. Static members rejoin into
+   * a group that remembers the generation, which keeps fencing of old generations intact.
+   */
+  restoreGroup(snapshot: GroupSnapshot): void {
+    let group = this.groups.get(snapshot.groupId);
+    if (!group) {
+      group = new Group(snapshot.groupId, this.options.clock.now());
+      this.groups.set(snapshot.groupId, group);
+    }
+    group.generationId = snapshot.generationId;
+  }
+
+  // ---- Admin ------------------------------------------------------------------------
+
+  listGroups(): Array<{ groupId: string; protocolType: string; state: GroupState }> {
+    return [...this.groups.values()]
+      .filter((g) => g.state !== 'Dead')
+      .map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state }));
+  }
+
+  describeGroup(groupId: string): DescribedGroup {
+    const group = this.groups.get(groupId);
+    if (!group) {
+      return {
+        groupId,
+        error: 'NONE',
+        state: 'Dead',
+        protocolType: '',
+        protocolName: '',
+        members: [],
+      };
+    }
+    const stable = group.state === 'Stable';
+    return {
+      groupId,
+      error: 'NONE',
+      state: group.state,
+      protocolType: group.protocolType ?? '',
+      protocolName:
+        stable || group.state === 'CompletingRebalance' ? (group.protocolName ?? '') : '',
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        metadata: stable ? group.metadataFor(m, group.protocolName) : EMPTY,
+        assignment: stable ? m.assignment : EMPTY,
+      })),
+    };
+  }
+
+  async deleteGroup(groupId: string): Promise<GroupError> {
+    const group = this.groups.get(groupId);
+    if (!group || group.state === 'Dead') return 'GROUP_ID_NOT_FOUND';
+    if (group.state !== 'Empty') return 'NON_EMPTY_GROUP';
+    await this.store?.removeGroup(groupId);
+    group.state = 'Dead';
+    this.groups.delete(groupId);
+    return 'NONE';
+  }
+
+  /** Stops every timer and answers waiting members; the coordinator takes no more requests. */
+  close(): void {
+    this.closed = true;
+    for (const group of this.groups.values()) {
+      group.cancelJoinTimer?.();
+      for (const cancel of group.pendingMembers.values()) cancel();
+      for (const m of group.members.values()) {
+        m.cancelSession?.();
+        m.awaitingJoin?.(joinError('COORDINATOR_NOT_AVAILABLE', m.memberId));
+        m.awaitingSync?.(syncError('COORDINATOR_NOT_AVAILABLE'));
+        m.awaitingJoin = undefined;
+        m.awaitingSync = undefined;
+      }
+    }
+  }
+
+  private persistGroup(group: Group): void {
+    if (!this.store) return;
+    const snapshot: GroupSnapshot = {
+      groupId: group.groupId,
+      protocolType: group.protocolType,
+      protocolName: group.protocolName,
+      generationId: group.generationId,
+      leaderId: group.leaderId,
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        sessionTimeoutMs: m.sessionTimeoutMs,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        metadata: group.metadataFor(m, group.protocolName),
+        assignment: m.assignment,
+      })),
+    };
+    this.store.storeGroup(snapshot).catch((err) => {
+      this.logger.error({ err, group: group.groupId }, 'could not store group metadata');
+    });
+  }
+}
+
+function joinError(error: GroupError, memberId: string): JoinResult {
+  return {
+    error,
+    generationId: -1,
+    protocolType: null,
+    protocolName: null,
+    leaderId: '',
+    memberId,
+    members: [],
+  };
+}
+
+function syncError(error: GroupError): SyncResult {
+  return { error, protocolType: null, protocolName: null, assignment: EMPTY };
+}
+
+function protocolsEqual(a: ProtocolMetadata[], b: ProtocolMetadata[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((p, i) => p.name === b[i]!.name && p.metadata.equals(b[i]!.metadata))
+  );
+}

@@ -1,0 +1,192 @@
+/**
+ * One classic consumer group as the coordinator sees it: members, generation, chosen
+ * protocol, leader, and committed offsets. The group is generic over the protocol
+ * type (`consumer`, `connect`, ...): member metadata and assignments are opaque bytes.
+ *
+ * States (Kafka's classic protocol):
+ *   Empty ──join──> PreparingRebalance ──all joined / timeout──> CompletingRebalance
+ *   CompletingRebalance ──leader's SyncGroup──> Stable
+ *   Stable / CompletingRebalance ──join, leave, session expiry──> PreparingRebalance
+ *   PreparingRebalance ──nobody rejoined──> Empty;  any ──deleted──> Dead
+ *
+ * Invariants: every member in `members` has a unique id; `staticMembers` maps each
+ * group.instance.id to the member currently holding it; `leaderId` is a member while
+ * the group has members; a generation's assignment is handed out only in Stable.
+ * Owned by the GroupCoordinator, on the broker thread; nothing else mutates it.
+ */
+
+export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
+
+/** Kafka error names as answers; the request handlers map them to codes. */
+export type GroupError =
+  | 'NONE'
+  | 'UNKNOWN_MEMBER_ID'
+  | 'ILLEGAL_GENERATION'
+  | 'REBALANCE_IN_PROGRESS'
+  | 'INCONSISTENT_GROUP_PROTOCOL'
+  | 'INVALID_SESSION_TIMEOUT'
+  | 'MEMBER_ID_REQUIRED'
+  | 'FENCED_INSTANCE_ID'
+  | 'COORDINATOR_NOT_AVAILABLE'
+  | 'GROUP_ID_NOT_FOUND'
+  | 'NON_EMPTY_GROUP'
+  | 'INVALID_GROUP_ID'
+  | 'OFFSET_METADATA_TOO_LARGE'
+  | 'GROUP_SUBSCRIBED_TO_TOPIC'
+  | 'UNKNOWN_TOPIC_OR_PARTITION';
+
+export interface ProtocolMetadata {
+  name: string;
+  metadata: Buffer;
+}
+
+export interface JoinResult {
+  error: GroupError;
+  generationId: number;
+  protocolType: string | null;
+  protocolName: string | null;
+  leaderId: string;
+  memberId: string;
+  /** Filled for the leader only: every member with its metadata for the chosen protocol. */
+  members: Array<{ memberId: string; groupInstanceId: string | null; metadata: Buffer }>;
+}
+
+export interface SyncResult {
+  error: GroupError;
+  protocolType: string | null;
+  protocolName: string | null;
+  assignment: Buffer;
+}
+
+export interface Member {
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  protocolType: string;
+  protocols: ProtocolMetadata[];
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  assignment: Buffer;
+  /** Set while the member waits for the rebalance to complete. */
+  awaitingJoin?: (result: JoinResult) => void;
+  /** Set while the member waits for the leader's assignment. */
+  awaitingSync?: (result: SyncResult) => void;
+  cancelSession?: () => void;
+}
+
+export interface CommittedOffset {
+  offset: number;
+  leaderEpoch: number;
+  metadata: string | null;
+  commitTimestamp: number;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export class Group {
+  state: GroupState = 'Empty';
+  generationId = 0;
+  protocolType: string | null = null;
+  protocolName: string | null = null;
+  leaderId: string | null = null;
+  readonly members = new Map<string, Member>();
+  /** Member ids handed out with MEMBER_ID_REQUIRED, not yet joined; value cancels expiry. */
+  readonly pendingMembers = new Map<string, () => void>();
+  readonly staticMembers = new Map<string, string>();
+  /** Committed offsets keyed by `topic\0partition`. */
+  readonly offsets = new Map<string, CommittedOffset & { topic: string; partition: number }>();
+  /** When the group last became Empty, for offset expiry. */
+  emptySince: number;
+  cancelJoinTimer?: () => void;
+  /** True while the first rebalance of an empty group waits for more members. */
+  initialDelayActive = false;
+
+  constructor(
+    readonly groupId: string,
+    now: number,
+  ) {
+    this.emptySince = now;
+  }
+
+  static offsetKey(topic: string, partition: number): string {
+    return `${topic}\u0000${partition}`;
+  }
+
+  /** A protocol type and list this group can accept from a joining member. */
+  supportsProtocols(protocolType: string, protocols: ProtocolMetadata[]): boolean {
+    if (protocols.length === 0 || protocolType === '') return false;
+    if (this.members.size === 0) return true;
+    if (this.protocolType !== protocolType) return false;
+    return this.candidateProtocols().some((p) => protocols.some((q) => q.name === p));
+  }
+
+  /** Protocols every member lists. */
+  candidateProtocols(): string[] {
+    const all = [...this.members.values()];
+    if (all.length === 0) return [];
+    return all[0]!.protocols
+      .map((p) => p.name)
+      .filter((name) => all.every((m) => m.protocols.some((p) => p.name === name)));
+  }
+
+  /** Each member votes for its most preferred candidate; the most votes wins (first on ties). */
+  selectProtocol(): string {
+    const candidates = this.candidateProtocols();
+    const votes = new Map<string, number>(candidates.map((c) => [c, 0]));
+    for (const m of this.members.values()) {
+      const choice = m.protocols.find((p) => votes.has(p.name))!.name;
+      votes.set(choice, votes.get(choice)! + 1);
+    }
+    let best = candidates[0]!;
+    for (const c of candidates) if (votes.get(c)! > votes.get(best)!) best = c;
+    return best;
+  }
+
+  metadataFor(member: Member, protocolName: string | null): Buffer {
+    return member.protocols.find((p) => p.name === protocolName)?.metadata ?? EMPTY;
+  }
+
+  allMembersJoined(): boolean {
+    if (this.pendingMembers.size > 0) return false;
+    for (const m of this.members.values()) if (!m.awaitingJoin) return false;
+    return true;
+  }
+
+  maxRebalanceTimeoutMs(): number {
+    let max = 0;
+    for (const m of this.members.values()) max = Math.max(max, m.rebalanceTimeoutMs);
+    return max;
+  }
+
+  /** Topics a consumer-protocol group is subscribed to, from its members' metadata. */
+  subscribedTopics(): Set<string> | null {
+    if (this.protocolType !== 'consumer' || this.protocolName === null) return null;
+    const topics = new Set<string>();
+    for (const m of this.members.values()) {
+      for (const t of decodeConsumerSubscription(this.metadataFor(m, this.protocolName)))
+        topics.add(t);
+    }
+    return topics;
+  }
+}
+
+/**
+ * Topics of a ConsumerProtocolSubscription (version i16, topics [string], ...). Only
+ * the topic list is needed, and it sits at the same place in every version.
+ */
+export function decodeConsumerSubscription(bytes: Buffer): string[] {
+  const topics: string[] = [];
+  if (bytes.length < 6) return topics;
+  let pos = 2;
+  const count = bytes.readInt32BE(pos);
+  pos += 4;
+  for (let i = 0; i < count && pos + 2 <= bytes.length; i++) {
+    const len = bytes.readInt16BE(pos);
+    pos += 2;
+    if (len < 0 || pos + len > bytes.length) break;
+    topics.push(bytes.toString('utf8', pos, pos + len));
+    pos += len;
+  }
+  return topics;
+}
