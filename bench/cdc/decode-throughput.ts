@@ -1,0 +1,228 @@
+/**
+ * CDC decoding throughput: how fast change events come out of a real Postgres slot,
+ * next to pg_recvlogical (Postgres' own client, decoding the same changes with pgoutput
+ * to /dev/null: the limit this process can at best reach), for
+ *   one transaction of N small rows   (BENCH_ROWS, default 1,000,000)
+ *   T transactions of 10 rows         (BENCH_TXNS, default 100,000)
+ * Each consumer reads its own slot created before the workload, so all of them decode
+ * the same WAL. Our figures: "stream" = frames decoded by pgoutput-decoder only,
+ * "events" = full Debezium records (type mapping, key, envelope). Also the pure
+ * parse rate of our decoder next to pg-logical-replication's parser on the same frames.
+ * Run: npx tsx bench/cdc/decode-throughput.ts      Prints `name: value unit` lines.
+ */
+import { spawn } from 'node:child_process';
+import pg from 'pg';
+import { PgoutputPlugin } from 'pg-logical-replication';
+import { ChangeEventSource } from '../../connectors/postgres-cdc/src/change-event-source.ts';
+import { formatLsn, type Lsn, parseLsn } from '../../connectors/postgres-cdc/src/lsn.ts';
+import { decodePgoutput } from '../../connectors/postgres-cdc/src/pgoutput-decoder.ts';
+import { ensurePublication } from '../../connectors/postgres-cdc/src/publication.ts';
+import { ReplicationStream } from '../../connectors/postgres-cdc/src/replication-stream.ts';
+import { TableFilter } from '../../connectors/postgres-cdc/src/table-filter.ts';
+import { SESSION_OPTIONS } from '../../connectors/postgres-cdc/src/text-values.ts';
+import { TypeRegistry } from '../../connectors/postgres-cdc/src/type-registry.ts';
+import { startPostgres } from '../../test/helpers/postgres.ts';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const TXNS = Number(process.env.BENCH_TXNS ?? 100_000);
+const RECVLOGICAL = process.env.PG_RECVLOGICAL ?? '/usr/bin/pg_recvlogical';
+
+const cluster = await startPostgres();
+try {
+  const db = await cluster.freshDatabase('bench');
+  const conn = cluster.connectionConfig(db);
+  const sql = new pg.Client({ ...conn, options: SESSION_OPTIONS });
+  await sql.connect();
+  await sql.query('CREATE TABLE small (id int PRIMARY KEY, v int NOT NULL, t text)');
+  await ensurePublication(sql, 'bench_pub', 'filtered', [{ schema: 'public', table: 'small' }]);
+
+  for (const [name, workload, events] of [
+    [
+      '1 transaction of small rows',
+      `INSERT INTO small SELECT i, i, 'row ' || i FROM generate_series(1, ${ROWS}) i`,
+      ROWS,
+    ],
+    [
+      'transactions of 10 rows',
+      `DO $$ BEGIN FOR k IN 0..${TXNS - 1} LOOP
+         INSERT INTO small SELECT ${ROWS} + k * 10 + i, i, 'tx row' FROM generate_series(1, 10) i; COMMIT;
+       END LOOP; END $$`,
+      TXNS * 10,
+    ],
+  ] as const) {
+    const slots = ['recv', 'frames', 'events'];
+    for (const s of slots)
+      await sql.query("SELECT pg_create_logical_replication_slot($1, 'pgoutput')", [s]);
+    await sql.query(workload);
+    const end = parseLsn(
+      (await sql.query('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l,
+    );
+    await sql.query('SELECT pg_switch_wal()'); // flush the tail so every consumer can reach `end`
+    const label = name === '1 transaction of small rows' ? `1tx_${ROWS}` : `${TXNS}tx_10rows`;
+
+    const recvSeconds = await runRecvlogical(cluster, db, end);
+    print(`cdc.${label}.pg_recvlogical`, events / recvSeconds, 'events/s');
+
+    const frames: Buffer[] = [];
+    const frameSeconds = await runStream(conn, 'frames', events, (f) => {
+      if (frames.length < 2_000_000) frames.push(Buffer.from(f));
+    });
+    print(`cdc.${label}.stream_decode`, events / frameSeconds, 'events/s');
+
+    const eventSeconds = await runEvents(conn, 'events', events, db);
+    print(`cdc.${label}.debezium_events`, events / eventSeconds, 'events/s');
+    print(`cdc.${label}.events_vs_pg_recvlogical`, (recvSeconds / eventSeconds) * 100, '%');
+
+    // Pure parse rate on the captured frames: ours vs pg-logical-replication's parser.
+    let t = performance.now();
+    for (const f of frames) decodePgoutput(f);
+    const ours = (performance.now() - t) / 1000;
+    const plugin = new PgoutputPlugin({ protoVersion: 1, publicationNames: ['bench_pub'] });
+    t = performance.now();
+    for (const f of frames) plugin.parse(f);
+    const theirs = (performance.now() - t) / 1000;
+    print(`cdc.${label}.parse.ours`, frames.length / ours, 'messages/s');
+    print(`cdc.${label}.parse.pg_logical_replication`, frames.length / theirs, 'messages/s');
+    for (const s of slots) await sql.query('SELECT pg_drop_replication_slot($1)', [s]);
+    await sql.query('TRUNCATE small');
+  }
+  print('cdc.peak_rss', process.resourceUsage().maxRSS / 1024, 'MB');
+  await sql.end();
+} finally {
+  await cluster.stop();
+}
+
+function print(name: string, value: number, unit: string): void {
+  console.log(`${name}: ${value >= 100 ? Math.round(value) : value.toFixed(1)} ${unit}`);
+}
+
+function runRecvlogical(c: typeof cluster, db: string, end: Lsn): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      RECVLOGICAL,
+      [
+        '-d',
+        `host=${c.host} port=${c.port} user=${c.user} dbname=${db}`,
+        '--slot',
+        'recv',
+        '--start',
+        '--no-loop',
+        '-f',
+        '/dev/null',
+        '-E',
+        formatLsn(end),
+        '-o',
+        'proto_version=1',
+        '-o',
+        'publication_names=bench_pub',
+      ],
+      { env: { ...process.env, PGPASSWORD: c.password }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve((performance.now() - started) / 1000)
+        : reject(new Error(`pg_recvlogical exited ${code}: ${err}`)),
+    );
+  });
+}
+
+async function runStream(
+  conn: pg.ClientConfig,
+  slot: string,
+  events: number,
+  onPayload: (f: Buffer) => void,
+): Promise<number> {
+  let inserts = 0;
+  const started = performance.now();
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((r) => {
+    finish = r;
+  });
+  const stream = new ReplicationStream({
+    connection: { ...conn, options: SESSION_OPTIONS },
+    slotName: slot,
+    publicationNames: ['bench_pub'],
+    startLsn: 0,
+    statusIntervalMs: 10_000,
+    onMessage(m) {
+      if (m.tag === 'insert') inserts++;
+      else if (m.tag === 'commit' && inserts >= events) finish();
+    },
+    onPayload,
+  });
+  await stream.start();
+  await finished;
+  const seconds = (performance.now() - started) / 1000;
+  await stream.stop();
+  return seconds;
+}
+
+async function runEvents(
+  conn: pg.ClientConfig,
+  slot: string,
+  events: number,
+  db: string,
+): Promise<number> {
+  const catalog = new pg.Client({ ...conn, options: SESSION_OPTIONS });
+  await catalog.connect();
+  const registry = new TypeRegistry(catalog);
+  await registry.load();
+  let count = 0;
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((r) => {
+    finish = r;
+  });
+  const source = new ChangeEventSource({
+    context: {
+      serverName: 'bench',
+      database: db,
+      tombstonesOnDelete: true,
+      provideTransactionMetadata: false,
+      sourcePartition: { server: 'bench' },
+      nowMs: Date.now,
+    },
+    catalog,
+    registry,
+    modes: { decimalHandlingMode: 'precise', timePrecisionMode: 'adaptive' },
+    filter: new TableFilter({
+      schemaInclude: [],
+      schemaExclude: [],
+      tableInclude: [],
+      tableExclude: [],
+      columnInclude: [],
+      columnExclude: [],
+    }),
+    topicPrefix: 'bench',
+    skippedOperations: new Set(),
+    emit: (r) => {
+      count += r.length;
+    },
+    onCommit: () => {
+      if (count >= events) finish();
+    },
+    onError: (e) => {
+      throw e;
+    },
+  });
+  const started = performance.now();
+  const stream = new ReplicationStream({
+    connection: { ...conn, options: SESSION_OPTIONS },
+    slotName: slot,
+    publicationNames: ['bench_pub'],
+    startLsn: 0,
+    statusIntervalMs: 10_000,
+    onMessage: (m, lsn) => source.accept(m, lsn),
+  });
+  await stream.start();
+  await finished;
+  const seconds = (performance.now() - started) / 1000;
+  await stream.stop();
+  await catalog.end();
+  if (count === 0) throw new Error('no events');
+  return seconds;
+}

@@ -1,0 +1,244 @@
+/**
+ * The streaming loop's heart: pgoutput messages in, Debezium records out, with the
+ * table schemas kept current from Relation messages.
+ *
+ * Ordering: records come out in WAL order. Most messages are handled synchronously;
+ * a Relation message needs two catalog lookups (types, NOT NULL and primary key), so
+ * while one is pending, later messages wait in `backlog` and are handled, in order,
+ * once it completes. The caller learns about emitted records through `emit`, and about
+ * finished transactions through `onCommit` (the task uses it to know which end LSN
+ * becomes confirmable once the transaction's records are committed).
+ *
+ * Offsets (Debezium's names): every record of a streamed change carries
+ *   { lsn, lsn_proc: this change's LSN, lsn_commit: its transaction's commit LSN,
+ *     txId, ts_usec: commit time, messageType }
+ * so a restart can skip the changes of a partly delivered transaction up to lsn_proc.
+ */
+import type pg from 'pg';
+import type { SourceOffset, SourceRecord } from '../../../src/connect/api/index.ts';
+import {
+  type ChangePosition,
+  changeRecords,
+  type EventContext,
+  truncateRecord,
+} from './event-builder.ts';
+import type { Lsn } from './lsn.ts';
+import type { PgoutputMessage, Tuple } from './pgoutput-decoder.ts';
+import type { TableFilter } from './table-filter.ts';
+import { buildTableSchema, readCatalogColumns, type TableSchema } from './table-schema.ts';
+import type { MappingModes } from './type-mapping.ts';
+import type { TypeRegistry } from './type-registry.ts';
+
+export interface CompletedTransaction {
+  xid: number;
+  commitLsn: Lsn;
+  endLsn: Lsn;
+  /** Records emitted for it (0 when nothing captured changed). */
+  records: number;
+}
+
+export interface ChangeEventSourceOptions {
+  context: EventContext;
+  catalog: pg.Client;
+  registry: TypeRegistry;
+  modes: MappingModes;
+  filter: TableFilter;
+  topicPrefix: string;
+  skippedOperations: ReadonlySet<string>;
+  emit(records: SourceRecord[]): void;
+  onCommit(tx: CompletedTransaction): void;
+  onError(error: unknown): void;
+  /** Resume point: skip changes of transaction `commitLsn` at or before `lsnProc`. */
+  resumeAfter?: { commitLsn: Lsn; lsnProc: Lsn } | null;
+}
+
+interface OpenTransaction {
+  xid: number;
+  commitLsn: Lsn;
+  commitTimeMicros: number;
+  records: number;
+  order: number;
+}
+
+export class ChangeEventSource {
+  readonly tables = new Map<number, TableSchema>();
+  private tx: OpenTransaction | null = null;
+  private lastCommitLsn: Lsn | null = null;
+  private backlog: Array<{ m: PgoutputMessage; lsn: Lsn }> | null = null;
+
+  constructor(private readonly o: ChangeEventSourceOptions) {}
+
+  /** Hand over one message (ReplicationStream's onMessage). */
+  accept(m: PgoutputMessage, lsn: Lsn): void {
+    if (this.backlog) {
+      this.backlog.push({ m, lsn });
+      return;
+    }
+    if (m.tag === 'relation') {
+      this.backlog = [];
+      this.applyRelation(m).then(
+        () => this.drain(),
+        (error) => this.o.onError(error),
+      );
+      return;
+    }
+    this.handle(m, lsn);
+  }
+
+  private drain(): void {
+    const pending = this.backlog ?? [];
+    this.backlog = null;
+    for (let i = 0; i < pending.length; i++) {
+      const { m, lsn } = pending[i];
+      if (m.tag === 'relation') {
+        // Another schema change: keep the rest queued behind it.
+        this.backlog = pending.slice(i + 1);
+        this.applyRelation(m).then(
+          () => this.drain(),
+          (error) => this.o.onError(error),
+        );
+        return;
+      }
+      this.handle(m, lsn);
+    }
+  }
+
+  private async applyRelation(m: Extract<PgoutputMessage, { tag: 'relation' }>): Promise<void> {
+    const id = { schema: m.schema, table: m.name };
+    if (!this.o.filter.includesTable(id)) {
+      this.tables.delete(m.relationOid);
+      return;
+    }
+    for (const c of m.columns) await this.o.registry.resolve(c.typeOid);
+    const catalog = await readCatalogColumns(this.o.catalog, m.relationOid);
+    this.tables.set(
+      m.relationOid,
+      buildTableSchema({
+        topicPrefix: this.o.topicPrefix,
+        id,
+        relationOid: m.relationOid,
+        replicaIdentity: m.replicaIdentity,
+        columns: m.columns,
+        catalog,
+        registry: this.o.registry,
+        modes: this.o.modes,
+        filter: this.o.filter,
+      }),
+    );
+  }
+
+  private handle(m: PgoutputMessage, lsn: Lsn): void {
+    switch (m.tag) {
+      case 'begin':
+        this.tx = {
+          xid: m.xid,
+          commitLsn: m.finalLsn,
+          commitTimeMicros: m.commitTimeMicros,
+          records: 0,
+          order: 0,
+        };
+        return;
+      case 'commit': {
+        const tx = this.tx;
+        this.tx = null;
+        this.lastCommitLsn = m.commitLsn;
+        this.o.onCommit({
+          xid: tx?.xid ?? 0,
+          commitLsn: m.commitLsn,
+          endLsn: m.endLsn,
+          records: tx?.records ?? 0,
+        });
+        return;
+      }
+      case 'insert':
+        this.change(m.relationOid, 'c', null, m.after, lsn, 'INSERT');
+        return;
+      case 'update':
+        this.change(m.relationOid, 'u', m.before, m.after, lsn, 'UPDATE');
+        return;
+      case 'delete':
+        this.change(m.relationOid, 'd', m.before, null, lsn, 'DELETE');
+        return;
+      case 'truncate': {
+        if (this.o.skippedOperations.has('t')) return;
+        for (const oid of m.relationOids) {
+          const table = this.tables.get(oid);
+          if (!table || this.skip(lsn)) continue;
+          const out = [
+            truncateRecord(this.o.context, table, this.position(lsn), this.offset(lsn, 'TRUNCATE')),
+          ];
+          this.count(out.length);
+          this.o.emit(out);
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private change(
+    oid: number,
+    op: 'c' | 'u' | 'd',
+    before: Tuple | null,
+    after: Tuple | null,
+    lsn: Lsn,
+    messageType: string,
+  ): void {
+    const table = this.tables.get(oid);
+    if (!table || this.o.skippedOperations.has(op) || this.skip(lsn)) return;
+    const out = changeRecords(
+      this.o.context,
+      table,
+      op,
+      before,
+      after,
+      this.position(lsn),
+      this.offset(lsn, messageType),
+    );
+    this.count(out.length);
+    if (out.length > 0) this.o.emit(out);
+  }
+
+  private skip(lsn: Lsn): boolean {
+    const r = this.o.resumeAfter;
+    return !!r && this.tx !== null && this.tx.commitLsn === r.commitLsn && lsn <= r.lsnProc;
+  }
+
+  private count(n: number): void {
+    if (this.tx) {
+      this.tx.records += n;
+      this.tx.order += 1;
+    }
+  }
+
+  private position(lsn: Lsn): ChangePosition {
+    const tx = this.tx;
+    return {
+      commitTimeMicros: tx?.commitTimeMicros ?? 0,
+      snapshot: 'false',
+      txId: tx?.xid ?? null,
+      lsn,
+      lastCommitLsn: this.lastCommitLsn,
+      transaction: tx
+        ? {
+            id: `${tx.xid}:${tx.commitLsn}`,
+            totalOrder: tx.order + 1,
+            dataCollectionOrder: tx.order + 1,
+          }
+        : null,
+    };
+  }
+
+  private offset(lsn: Lsn, messageType: string): SourceOffset {
+    const tx = this.tx;
+    return {
+      lsn,
+      lsn_proc: lsn,
+      lsn_commit: tx?.commitLsn ?? lsn,
+      txId: tx?.xid ?? null,
+      ts_usec: tx?.commitTimeMicros ?? 0,
+      messageType,
+    };
+  }
+}

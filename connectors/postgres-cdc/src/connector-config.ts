@@ -1,0 +1,373 @@
+/**
+ * The connector's configuration, with Debezium's Postgres connector keys and defaults
+ * so existing Debezium configs run unchanged. `postgresCdcConfigDefs` goes into the
+ * plugin manifest (per-key parsing and /config/validate); `validateCombinations` is the
+ * connector's cross-field check (the manifest's `validate`); `readConfig` turns parsed
+ * values into the typed settings the task uses.
+ */
+import {
+  type AnyConfigDef,
+  atLeast,
+  type ConfigError,
+  define,
+  eachOneOf,
+  nonEmpty,
+  oneOf,
+} from '../../../src/connect/api/index.ts';
+import type { PublicationMode } from './publication.ts';
+import type { FilterLists } from './table-filter.ts';
+import type { DecimalHandlingMode, TimePrecisionMode } from './type-mapping.ts';
+
+export type SnapshotMode = 'initial' | 'initial_only' | 'no_data' | 'always' | 'when_needed';
+
+const list = (name: string, doc: string) =>
+  define<string[]>({ name, type: 'list', default: [], doc, group: 'Filters' });
+
+export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
+  define({
+    name: 'database.hostname',
+    type: 'string',
+    validator: nonEmpty,
+    importance: 'high',
+    doc: 'Host name of the Postgres server.',
+    group: 'Connection',
+  }),
+  define({
+    name: 'database.port',
+    type: 'int',
+    default: 5432,
+    validator: atLeast(1),
+    doc: 'Port of the Postgres server.',
+    group: 'Connection',
+  }),
+  define({
+    name: 'database.user',
+    type: 'string',
+    validator: nonEmpty,
+    importance: 'high',
+    doc: 'User with REPLICATION and SELECT privileges.',
+    group: 'Connection',
+  }),
+  define<string>({
+    name: 'database.password',
+    type: 'password',
+    default: null,
+    doc: 'Password of database.user.',
+    group: 'Connection',
+  }),
+  define({
+    name: 'database.dbname',
+    type: 'string',
+    validator: nonEmpty,
+    importance: 'high',
+    doc: 'Database to capture.',
+    group: 'Connection',
+  }),
+  define({
+    name: 'database.sslmode',
+    type: 'string',
+    default: 'prefer',
+    validator: oneOf('disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'),
+    doc: 'TLS use, as libpq sslmode.',
+    group: 'Connection',
+  }),
+  define({
+    name: 'topic.prefix',
+    type: 'string',
+    importance: 'high',
+    validator: (v) =>
+      /^[A-Za-z0-9._-]+$/.test(v)
+        ? undefined
+        : 'may contain only letters, digits, ".", "_" and "-"',
+    doc: 'Logical server name: prefix of every topic and the source partition key.',
+  }),
+  list(
+    'schema.include.list',
+    'Regular expressions of schemas to capture (all but system schemas when empty).',
+  ),
+  list('schema.exclude.list', 'Regular expressions of schemas not to capture.'),
+  list('table.include.list', 'Regular expressions of schema.table names to capture.'),
+  list('table.exclude.list', 'Regular expressions of schema.table names not to capture.'),
+  list(
+    'column.include.list',
+    'Regular expressions of schema.table.column names to include in events.',
+  ),
+  list(
+    'column.exclude.list',
+    'Regular expressions of schema.table.column names to leave out of events.',
+  ),
+  define({
+    name: 'plugin.name',
+    type: 'string',
+    default: 'pgoutput',
+    validator: oneOf('pgoutput'),
+    doc: 'Logical decoding plugin; only pgoutput (built into Postgres 10+) is supported.',
+    group: 'Replication',
+  }),
+  define({
+    name: 'slot.name',
+    type: 'string',
+    default: 'debezium',
+    validator: (v) =>
+      /^[a-z0-9_]{1,63}$/.test(v)
+        ? undefined
+        : 'must be 1 to 63 lower-case letters, digits or underscores (a Postgres slot name)',
+    doc: 'Replication slot the connector streams from.',
+    group: 'Replication',
+  }),
+  define({
+    name: 'slot.drop.on.stop',
+    type: 'boolean',
+    default: false,
+    doc: 'Drop the slot when the connector stops (tests and demos only: changes made while stopped are lost).',
+    group: 'Replication',
+  }),
+  define({
+    name: 'publication.name',
+    type: 'string',
+    default: 'dbz_publication',
+    validator: nonEmpty,
+    doc: 'Publication that selects the tables pgoutput sends.',
+    group: 'Replication',
+  }),
+  define({
+    name: 'publication.autocreate.mode',
+    type: 'string',
+    default: 'all_tables',
+    validator: oneOf('all_tables', 'filtered', 'disabled'),
+    doc: 'How the publication is created: all_tables, filtered (exactly the captured tables) or disabled (must exist).',
+    group: 'Replication',
+  }),
+  define({
+    name: 'snapshot.mode',
+    type: 'string',
+    default: 'initial',
+    validator: oneOf('initial', 'initial_only', 'no_data', 'always', 'when_needed'),
+    doc: 'When to snapshot existing rows before streaming.',
+    group: 'Snapshot',
+  }),
+  define({
+    name: 'snapshot.fetch.size',
+    type: 'int',
+    default: 10240,
+    validator: atLeast(1),
+    doc: 'Rows read per round trip while snapshotting.',
+    group: 'Snapshot',
+  }),
+  define({
+    name: 'decimal.handling.mode',
+    type: 'string',
+    default: 'precise',
+    validator: oneOf('precise', 'double', 'string'),
+    doc: 'How numeric columns are represented.',
+    group: 'Events',
+  }),
+  define({
+    name: 'time.precision.mode',
+    type: 'string',
+    default: 'adaptive',
+    validator: oneOf('adaptive', 'adaptive_time_microseconds', 'connect'),
+    doc: 'How time columns are represented.',
+    group: 'Events',
+  }),
+  define({
+    name: 'tombstones.on.delete',
+    type: 'boolean',
+    default: true,
+    doc: 'Follow each delete event with a tombstone so compaction removes the key.',
+    group: 'Events',
+  }),
+  define({
+    name: 'heartbeat.interval.ms',
+    type: 'int',
+    default: 0,
+    validator: atLeast(0),
+    doc: 'How often a heartbeat record is sent (0: never).',
+    group: 'Events',
+  }),
+  define<string>({
+    name: 'heartbeat.action.query',
+    type: 'string',
+    default: null,
+    doc: 'Query run against the database on each heartbeat.',
+    group: 'Events',
+  }),
+  define<string[]>({
+    name: 'skipped.operations',
+    type: 'list',
+    default: ['t'],
+    validator: eachOneOf('c', 'u', 'd', 't', 'none'),
+    doc: 'Operations not emitted: c, u, d, t, or none.',
+    group: 'Events',
+  }),
+  define({
+    name: 'provide.transaction.metadata',
+    type: 'boolean',
+    default: false,
+    doc: 'Add the transaction block to events.',
+    group: 'Events',
+  }),
+  define({
+    name: 'max.batch.size',
+    type: 'int',
+    default: 2048,
+    validator: atLeast(1),
+    doc: 'Most records returned by one poll.',
+    group: 'Performance',
+  }),
+  define({
+    name: 'max.queue.size',
+    type: 'int',
+    default: 8192,
+    validator: atLeast(1),
+    doc: 'Records buffered before reading from Postgres pauses.',
+    group: 'Performance',
+  }),
+  define({
+    name: 'poll.interval.ms',
+    type: 'int',
+    default: 500,
+    validator: atLeast(1),
+    doc: 'How long a poll waits for records when the queue is empty.',
+    group: 'Performance',
+  }),
+  define({
+    name: 'status.update.interval.ms',
+    type: 'int',
+    default: 10000,
+    validator: atLeast(1),
+    doc: 'How often the flushed position is reported to Postgres unprompted.',
+    group: 'Replication',
+  }),
+];
+
+/** Cross-field checks, on values already typed by the definitions. */
+export function validateCombinations(v: Readonly<Record<string, unknown>>): ConfigError[] {
+  const errors: ConfigError[] = [];
+  const nonEmptyList = (k: string) => Array.isArray(v[k]) && (v[k] as unknown[]).length > 0;
+  for (const level of ['schema', 'table', 'column']) {
+    if (nonEmptyList(`${level}.include.list`) && nonEmptyList(`${level}.exclude.list`)) {
+      errors.push({
+        key: `${level}.exclude.list`,
+        value: v[`${level}.exclude.list`],
+        message: `"${level}.include.list" is already set; use either the include or the exclude list, not both`,
+      });
+    }
+  }
+  for (const key of [
+    'schema.include.list',
+    'schema.exclude.list',
+    'table.include.list',
+    'table.exclude.list',
+    'column.include.list',
+    'column.exclude.list',
+  ]) {
+    for (const pattern of (v[key] as string[] | undefined) ?? []) {
+      try {
+        new RegExp(pattern);
+      } catch {
+        errors.push({
+          key,
+          value: pattern,
+          message: `"${pattern}" is not a valid regular expression`,
+        });
+      }
+    }
+  }
+  if ((v['max.queue.size'] as number) <= (v['max.batch.size'] as number)) {
+    errors.push({
+      key: 'max.queue.size',
+      value: v['max.queue.size'],
+      message: 'must be larger than max.batch.size',
+    });
+  }
+  if (v['heartbeat.action.query'] && (v['heartbeat.interval.ms'] as number) === 0) {
+    errors.push({
+      key: 'heartbeat.action.query',
+      value: v['heartbeat.action.query'],
+      message: 'needs heartbeat.interval.ms above 0 to ever run',
+    });
+  }
+  const skipped = (v['skipped.operations'] as string[] | undefined) ?? [];
+  if (skipped.includes('none') && skipped.length > 1) {
+    errors.push({
+      key: 'skipped.operations',
+      value: skipped,
+      message: '"none" cannot be combined with other operations',
+    });
+  }
+  return errors;
+}
+
+export interface PostgresCdcSettings {
+  connection: {
+    host: string;
+    port: number;
+    user: string;
+    password: string | undefined;
+    database: string;
+    sslmode: string;
+  };
+  topicPrefix: string;
+  filters: FilterLists;
+  slotName: string;
+  slotDropOnStop: boolean;
+  publicationName: string;
+  publicationMode: PublicationMode;
+  snapshotMode: SnapshotMode;
+  snapshotFetchSize: number;
+  decimalHandlingMode: DecimalHandlingMode;
+  timePrecisionMode: TimePrecisionMode;
+  tombstonesOnDelete: boolean;
+  heartbeatIntervalMs: number;
+  heartbeatActionQuery: string | null;
+  skippedOperations: Set<string>;
+  provideTransactionMetadata: boolean;
+  maxBatchSize: number;
+  maxQueueSize: number;
+  pollIntervalMs: number;
+  statusUpdateIntervalMs: number;
+}
+
+/** Typed settings from values parsed by postgresCdcConfigDefs. */
+export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcSettings {
+  const s = (k: string) => v[k] as string;
+  const n = (k: string) => v[k] as number;
+  const l = (k: string) => v[k] as string[];
+  return {
+    connection: {
+      host: s('database.hostname'),
+      port: n('database.port'),
+      user: s('database.user'),
+      password: (v['database.password'] as string | null) ?? undefined,
+      database: s('database.dbname'),
+      sslmode: s('database.sslmode'),
+    },
+    topicPrefix: s('topic.prefix'),
+    filters: {
+      schemaInclude: l('schema.include.list'),
+      schemaExclude: l('schema.exclude.list'),
+      tableInclude: l('table.include.list'),
+      tableExclude: l('table.exclude.list'),
+      columnInclude: l('column.include.list'),
+      columnExclude: l('column.exclude.list'),
+    },
+    slotName: s('slot.name'),
+    slotDropOnStop: v['slot.drop.on.stop'] as boolean,
+    publicationName: s('publication.name'),
+    publicationMode: s('publication.autocreate.mode') as PublicationMode,
+    snapshotMode: s('snapshot.mode') as SnapshotMode,
+    snapshotFetchSize: n('snapshot.fetch.size'),
+    decimalHandlingMode: s('decimal.handling.mode') as DecimalHandlingMode,
+    timePrecisionMode: s('time.precision.mode') as TimePrecisionMode,
+    tombstonesOnDelete: v['tombstones.on.delete'] as boolean,
+    heartbeatIntervalMs: n('heartbeat.interval.ms'),
+    heartbeatActionQuery: (v['heartbeat.action.query'] as string | null) ?? null,
+    skippedOperations: new Set(l('skipped.operations').filter((o) => o !== 'none')),
+    provideTransactionMetadata: v['provide.transaction.metadata'] as boolean,
+    maxBatchSize: n('max.batch.size'),
+    maxQueueSize: n('max.queue.size'),
+    pollIntervalMs: n('poll.interval.ms'),
+    statusUpdateIntervalMs: n('status.update.interval.ms'),
+  };
+}

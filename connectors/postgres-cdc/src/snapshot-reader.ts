@@ -1,0 +1,182 @@
+/**
+ * The initial snapshot: every captured table read inside the slot's exported
+ * snapshot, so the rows seen are exactly those committed before the slot's consistent
+ * point and streaming from that point continues with no gap and no overlap.
+ *
+ * One REPEATABLE READ, READ ONLY transaction imports the snapshot (SET TRANSACTION
+ * SNAPSHOT) and reads each table through a cursor, `snapshot.fetch.size` rows per
+ * FETCH, in text format (the same text pgoutput sends, so one set of parsers serves
+ * both). Records are op `r` with source.snapshot "true", and "last" on the very last
+ * row (one chunk is held back to know which that is). Progress per table: rows done
+ * and the planner's estimate (pg_class.reltuples).
+ *
+ * Offsets: { lsn: consistent point, txId, ts_usec, snapshot: true,
+ * last_snapshot_record: true on the last row }. Crash behaviour: a snapshot is not
+ * resumed mid-way; an offset with `snapshot: true` and no `last_snapshot_record` means
+ * "interrupted", and the task drops the slot and snapshots again from scratch, as
+ * Debezium does. Reading is paced by the caller: `read()` awaits `emit` per chunk.
+ */
+import pg from 'pg';
+import type { SourceRecord } from '../../../src/connect/api/index.ts';
+import { changeRecords, type EventContext } from './event-builder.ts';
+import type { Lsn } from './lsn.ts';
+import type { TableFilter, TableId } from './table-filter.ts';
+import { buildTableSchema, readCatalogColumns, type TableSchema } from './table-schema.ts';
+import { SESSION_OPTIONS } from './text-values.ts';
+import type { MappingModes } from './type-mapping.ts';
+import type { TypeRegistry } from './type-registry.ts';
+
+export interface SnapshotProgress {
+  table: TableId;
+  rowsDone: number;
+  rowsEstimated: number;
+}
+
+export interface SnapshotOptions {
+  connection: pg.ClientConfig;
+  snapshotName: string;
+  consistentPoint: Lsn;
+  tables: TableId[];
+  fetchSize: number;
+  context: EventContext;
+  registry: TypeRegistry;
+  modes: MappingModes;
+  filter: TableFilter;
+  topicPrefix: string;
+  emit(records: SourceRecord[]): Promise<void> | void;
+  onProgress?(p: SnapshotProgress): void;
+  nowMicros(): number;
+}
+
+/** Keep every column as the text Postgres sent. */
+const textTypes = {
+  getTypeParser: () => (value: string) => value,
+} as unknown as pg.CustomTypesConfig;
+
+export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }> {
+  const client = new pg.Client({ ...o.connection, options: SESSION_OPTIONS, types: textTypes });
+  client.on('error', () => undefined);
+  await client.connect();
+  let total = 0;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await client.query(`SET TRANSACTION SNAPSHOT ${client.escapeLiteral(o.snapshotName)}`);
+    const txId = Number(
+      (await client.query('SELECT txid_current_if_assigned() AS x, pg_backend_pid() AS p')).rows[0]
+        .x ?? 0,
+    );
+    const startedMicros = o.nowMicros();
+    let held: SourceRecord[] | null = null;
+    for (const id of o.tables) {
+      const table = await describe(client, id, o);
+      const estimated = Number(
+        (
+          await client.query('SELECT reltuples::bigint AS n FROM pg_class WHERE oid = $1', [
+            table.relationOid,
+          ])
+        ).rows[0].n,
+      );
+      const columns = table.columns.map((c) => client.escapeIdentifier(c.name)).join(', ');
+      const from = `${client.escapeIdentifier(id.schema)}.${client.escapeIdentifier(id.table)}`;
+      await client.query(
+        `DECLARE snap NO SCROLL CURSOR FOR SELECT ${columns || 'NULL'} FROM ${from}`,
+      );
+      let done = 0;
+      for (;;) {
+        const result = await client.query({
+          text: `FETCH ${o.fetchSize} FROM snap`,
+          rowMode: 'array',
+        });
+        if (result.rows.length === 0) break;
+        // Snapshot rows arrive as the captured columns only: position i in the row.
+        const positioned = {
+          ...table,
+          columns: table.columns.map((c, i) => ({ ...c, position: i })),
+        };
+        positioned.keyColumns = table.keyColumns.map(
+          (k) => positioned.columns[table.columns.indexOf(k)],
+        );
+        const chunk: SourceRecord[] = [];
+        for (const row of result.rows as string[][]) {
+          const records = changeRecords(
+            o.context,
+            positioned,
+            'r',
+            null,
+            row,
+            {
+              commitTimeMicros: startedMicros,
+              snapshot: 'true',
+              txId,
+              lsn: o.consistentPoint,
+              lastCommitLsn: null,
+            },
+            {
+              lsn: o.consistentPoint,
+              txId,
+              ts_usec: startedMicros,
+              snapshot: true,
+              last_snapshot_record: false,
+            },
+          );
+          chunk.push(...records);
+        }
+        done += result.rows.length;
+        total += result.rows.length;
+        if (held) await o.emit(held);
+        held = chunk;
+        o.onProgress?.({ table: id, rowsDone: done, rowsEstimated: Math.max(estimated, done) });
+      }
+      await client.query('CLOSE snap');
+    }
+    if (held && held.length > 0) {
+      const last = held[held.length - 1];
+      const value = last.value as { source: Record<string, unknown> };
+      held[held.length - 1] = {
+        ...last,
+        value: { ...value, source: { ...value.source, snapshot: 'last' } },
+        sourceOffset: { ...last.sourceOffset, last_snapshot_record: true },
+      };
+      await o.emit(held);
+    }
+    await client.query('COMMIT');
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  return { rows: total };
+}
+
+async function describe(client: pg.Client, id: TableId, o: SnapshotOptions): Promise<TableSchema> {
+  const rel = await client.query(
+    `SELECT c.oid::int AS oid, c.relreplident AS ident FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = $2`,
+    [id.schema, id.table],
+  );
+  if (rel.rows.length === 0) throw new Error(`Table ${id.schema}.${id.table} does not exist`);
+  const oid = Number(rel.rows[0].oid);
+  const cols = await client.query(
+    `SELECT attname, atttypid::int AS typ, atttypmod AS mod FROM pg_attribute
+      WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+    [oid],
+  );
+  for (const c of cols.rows) await o.registry.resolve(Number(c.typ));
+  const identity =
+    ({ d: 'default', n: 'nothing', f: 'full', i: 'index' } as const)[rel.rows[0].ident as 'd'] ??
+    'default';
+  return buildTableSchema({
+    topicPrefix: o.topicPrefix,
+    id,
+    relationOid: oid,
+    replicaIdentity: identity,
+    columns: cols.rows.map((c) => ({
+      name: c.attname,
+      typeOid: Number(c.typ),
+      typeMod: Number(c.mod),
+      isKey: false,
+    })),
+    catalog: await readCatalogColumns(client, oid),
+    registry: o.registry,
+    modes: o.modes,
+    filter: o.filter,
+  });
+}

@@ -1,0 +1,170 @@
+/**
+ * A captured table as events describe it: its Connect key and value schemas
+ * (`<prefix>.<schema>.<table>.Key` / `.Value`), and how a row of column texts (a
+ * pgoutput tuple or a snapshot row) becomes their struct values.
+ *
+ * Built from pgoutput's Relation message (column names, type OIDs, typmods; sent
+ * before a table's first change and again after every ALTER TABLE, so the schema
+ * follows DDL mid-stream) plus the catalog facts the message lacks: NOT NULL and the
+ * primary key. The key is the primary key; without one, the replica identity index's
+ * columns (REPLICA IDENTITY USING INDEX); otherwise there is no key (null key).
+ * Columns whose type is not captured, or that column.exclude.list removes, are left
+ * out of both, as Debezium does.
+ */
+import type pg from 'pg';
+import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
+import {
+  type ColumnValue,
+  type RelationColumn,
+  type ReplicaIdentity,
+  UNCHANGED_TOAST,
+} from './pgoutput-decoder.ts';
+import type { TableFilter, TableId } from './table-filter.ts';
+import { type ColumnMapping, type MappingModes, mapColumn } from './type-mapping.ts';
+import type { TypeRegistry } from './type-registry.ts';
+
+/** Debezium's placeholder for a TOASTed column Postgres did not send. */
+export const UNAVAILABLE_VALUE = '__debezium_unavailable_value';
+
+export interface CapturedColumn {
+  name: string;
+  /** Position in the tuple Postgres sends. */
+  position: number;
+  mapping: ColumnMapping;
+  optional: boolean;
+  schema: Schema;
+}
+
+export interface TableSchema {
+  id: TableId;
+  relationOid: number;
+  topic: string;
+  columns: CapturedColumn[];
+  keyColumns: CapturedColumn[];
+  keySchema: Schema | null;
+  valueSchema: Schema;
+}
+
+export interface CatalogColumns {
+  notNull: Set<string>;
+  primaryKey: string[];
+}
+
+/** NOT NULL columns and primary key columns of a table, from the catalog. */
+export async function readCatalogColumns(
+  client: pg.Client,
+  relationOid: number,
+): Promise<CatalogColumns> {
+  const result = await client.query(
+    `SELECT a.attname, a.attnotnull,
+            EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = a.attrelid AND i.indisprimary AND a.attnum = ANY(i.indkey)) AS pk
+       FROM pg_attribute a
+      WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY a.attnum`,
+    [relationOid],
+  );
+  return {
+    notNull: new Set(result.rows.filter((r) => r.attnotnull).map((r) => r.attname)),
+    primaryKey: result.rows.filter((r) => r.pk).map((r) => r.attname),
+  };
+}
+
+export function buildTableSchema(args: {
+  topicPrefix: string;
+  id: TableId;
+  relationOid: number;
+  replicaIdentity: ReplicaIdentity;
+  columns: RelationColumn[];
+  catalog: CatalogColumns;
+  registry: TypeRegistry;
+  modes: MappingModes;
+  filter: TableFilter;
+}): TableSchema {
+  const { id, catalog } = args;
+  const base = `${args.topicPrefix}.${id.schema}.${id.table}`;
+  const columns: CapturedColumn[] = [];
+  args.columns.forEach((c, position) => {
+    if (!args.filter.includesColumn(id, c.name)) return;
+    const mapping = mapColumn(args.registry, c.typeOid, c.typeMod, args.modes);
+    if (!mapping) return;
+    const optional = !catalog.notNull.has(c.name);
+    columns.push({
+      name: c.name,
+      position,
+      mapping,
+      optional,
+      schema: { ...mapping.schema, optional },
+    });
+  });
+  let keyNames = catalog.primaryKey;
+  if (keyNames.length === 0 && args.replicaIdentity === 'index') {
+    keyNames = args.columns.filter((c) => c.isKey).map((c) => c.name);
+  }
+  const keyColumns = keyNames
+    .map((n) => columns.find((c) => c.name === n))
+    .filter((c): c is CapturedColumn => c !== undefined);
+  const keySchema =
+    keyColumns.length === 0
+      ? null
+      : Schemas.struct(
+          keyColumns.map((c) => [c.name, c.schema]),
+          { name: `${base}.Key` },
+        );
+  const valueSchema = Schemas.struct(
+    columns.map((c) => [c.name, c.schema]),
+    { name: `${base}.Value`, optional: true },
+  );
+  return {
+    id,
+    relationOid: args.relationOid,
+    topic: base,
+    columns,
+    keyColumns,
+    keySchema,
+    valueSchema,
+  };
+}
+
+/** The value struct of a row; unchanged TOASTed columns carry UNAVAILABLE_VALUE. */
+export function rowValue(
+  table: TableSchema,
+  tuple: readonly ColumnValue[],
+): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const c of table.columns) row[c.name] = convert(c, tuple[c.position]);
+  return row;
+}
+
+/** The key struct of a row, or null for a table without a key. */
+export function rowKey(
+  table: TableSchema,
+  tuple: readonly ColumnValue[],
+): Record<string, unknown> | null {
+  if (table.keySchema === null) return null;
+  const key: Record<string, unknown> = {};
+  for (const c of table.keyColumns) key[c.name] = convert(c, tuple[c.position]);
+  return key;
+}
+
+function convert(c: CapturedColumn, v: ColumnValue | undefined): unknown {
+  if (v === null || v === undefined) return null;
+  if (v === UNCHANGED_TOAST) return unavailable(c.schema);
+  return c.mapping.fromText(v);
+}
+
+/**
+ * Debezium's placeholder in the column's own type: the text for strings, its UTF-8
+ * bytes for binary columns, a one-element array for arrays of those.
+ */
+function unavailable(schema: Schema): unknown {
+  switch (schema.type) {
+    case 'string':
+      return UNAVAILABLE_VALUE;
+    case 'bytes':
+      return Buffer.from(UNAVAILABLE_VALUE);
+    case 'array':
+      return schema.valueSchema ? [unavailable(schema.valueSchema)] : null;
+    default:
+      return null;
+  }
+}

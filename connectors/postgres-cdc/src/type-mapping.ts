@@ -1,0 +1,233 @@
+/**
+ * Postgres column types to Connect schemas and values, as Debezium's Postgres
+ * connector maps them (its "How the connector maps data types" reference):
+ *   int2 INT16, int4 INT32, int8/oid INT64, float4 FLOAT32, float8 FLOAT64, bool BOOLEAN
+ *   text/varchar/bpchar/name/citext STRING, bytea BYTES
+ *   numeric(p,s)   decimal.handling.mode precise: Decimal (scale, connect.decimal.precision)
+ *                  numeric without scale: io.debezium.data.VariableScaleDecimal {scale, value}
+ *                  double: FLOAT64, string: STRING
+ *   date           io.debezium.time.Date INT32 days (connect: kafka Date)
+ *   time(p)        adaptive: p<=3 io.debezium.time.Time INT32 ms, else MicroTime INT64 µs;
+ *                  adaptive_time_microseconds: MicroTime; connect: kafka Time (ms)
+ *   timestamp(p)   adaptive: p<=3 io.debezium.time.Timestamp ms, else MicroTimestamp µs;
+ *                  connect: kafka Timestamp (ms)
+ *   timestamptz    io.debezium.time.ZonedTimestamp STRING (UTC, ISO-8601)
+ *   timetz         io.debezium.time.ZonedTime STRING (UTC)
+ *   interval       io.debezium.time.MicroDuration INT64 (month = 365.25/12 days)
+ *   uuid           io.debezium.data.Uuid, json/jsonb io.debezium.data.Json, xml io.debezium.data.Xml
+ *   enum           io.debezium.data.Enum STRING, parameter `allowed` = labels joined by ','
+ *   domain         its base type; arrays: ARRAY of the element mapping (optional elements)
+ * Types Debezium does not know without include.unknown.datatypes are left out of the
+ * event (mapColumn returns null), as Debezium does.
+ */
+import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
+import {
+  bigIntBytes,
+  decimalBytes,
+  formatZonedTime,
+  formatZonedTimestamp,
+  parseArrayLiteral,
+  parseByteaHex,
+  parseDateDays,
+  parseIntervalMicros,
+  parseTimeMicros,
+  parseTimestampMicros,
+  scaleOf,
+  unscaled,
+} from './text-values.ts';
+import type { TypeRegistry } from './type-registry.ts';
+
+export type DecimalHandlingMode = 'precise' | 'double' | 'string';
+export type TimePrecisionMode = 'adaptive' | 'adaptive_time_microseconds' | 'connect';
+
+export interface MappingModes {
+  decimalHandlingMode: DecimalHandlingMode;
+  timePrecisionMode: TimePrecisionMode;
+}
+
+/** A column's schema (required; the caller makes it optional) and its text converter. */
+export interface ColumnMapping {
+  schema: Schema;
+  fromText(text: string): unknown;
+}
+
+export const DebeziumNames = {
+  Date: 'io.debezium.time.Date',
+  Time: 'io.debezium.time.Time',
+  MicroTime: 'io.debezium.time.MicroTime',
+  Timestamp: 'io.debezium.time.Timestamp',
+  MicroTimestamp: 'io.debezium.time.MicroTimestamp',
+  ZonedTimestamp: 'io.debezium.time.ZonedTimestamp',
+  ZonedTime: 'io.debezium.time.ZonedTime',
+  MicroDuration: 'io.debezium.time.MicroDuration',
+  VariableScaleDecimal: 'io.debezium.data.VariableScaleDecimal',
+  Uuid: 'io.debezium.data.Uuid',
+  Json: 'io.debezium.data.Json',
+  Xml: 'io.debezium.data.Xml',
+  Enum: 'io.debezium.data.Enum',
+} as const;
+
+const identity = (s: string) => s;
+const toInt = (s: string) => +s;
+const toLong = (s: string): number | bigint => {
+  const n = +s;
+  return Number.isSafeInteger(n) ? n : BigInt(s);
+};
+const named = (schema: Schema, name: string, version?: number): Schema =>
+  version === undefined ? { ...schema, name } : { ...schema, name, version };
+
+/** Time typmod is the fractional-second precision; -1 means the default, 6. */
+function precisionOf(typmod: number): number {
+  return typmod < 0 ? 6 : typmod;
+}
+
+export const VARIABLE_SCALE_DECIMAL_SCHEMA: Schema = Schemas.struct(
+  [
+    ['scale', Schemas.int32()],
+    ['value', Schemas.bytes()],
+  ],
+  { name: DebeziumNames.VariableScaleDecimal, version: 1, doc: 'Variable scaled decimal' },
+);
+
+function numericMapping(typmod: number, mode: DecimalHandlingMode): ColumnMapping {
+  if (mode === 'double') return { schema: Schemas.float64(), fromText: toInt };
+  if (mode === 'string') return { schema: Schemas.string(), fromText: identity };
+  if (typmod < 0) {
+    return {
+      schema: VARIABLE_SCALE_DECIMAL_SCHEMA,
+      fromText: (s) => {
+        // NaN has no Decimal form; Debezium emits null for it.
+        if (s === 'NaN') return null;
+        const scale = scaleOf(s);
+        return { scale, value: bigIntBytes(unscaled(s, scale)) };
+      },
+    };
+  }
+  const precision = ((typmod - 4) >> 16) & 0xffff;
+  const scale = (typmod - 4) & 0xffff;
+  return {
+    schema: Schemas.decimal(scale, {
+      parameters: { 'connect.decimal.precision': String(precision) },
+    }),
+    fromText: (s) => (s === 'NaN' ? null : decimalBytes(s, scale)),
+  };
+}
+
+function baseMapping(name: string, typmod: number, modes: MappingModes): ColumnMapping | null {
+  const connect = modes.timePrecisionMode === 'connect';
+  switch (name) {
+    case 'int2':
+      return { schema: Schemas.int16(), fromText: toInt };
+    case 'int4':
+      return { schema: Schemas.int32(), fromText: toInt };
+    case 'int8':
+    case 'oid':
+      return { schema: Schemas.int64(), fromText: toLong };
+    case 'float4':
+      return { schema: Schemas.float32(), fromText: toInt };
+    case 'float8':
+      return { schema: Schemas.float64(), fromText: toInt };
+    case 'bool':
+      return { schema: Schemas.boolean(), fromText: (s) => s === 't' };
+    case 'text':
+    case 'varchar':
+    case 'bpchar':
+    case 'char':
+    case 'name':
+    case 'citext':
+      return { schema: Schemas.string(), fromText: identity };
+    case 'bytea':
+      return { schema: Schemas.bytes(), fromText: parseByteaHex };
+    case 'numeric':
+      return numericMapping(typmod, modes.decimalHandlingMode);
+    case 'uuid':
+      return { schema: named(Schemas.string(), DebeziumNames.Uuid, 1), fromText: identity };
+    case 'json':
+    case 'jsonb':
+      return { schema: named(Schemas.string(), DebeziumNames.Json, 1), fromText: identity };
+    case 'xml':
+      return { schema: named(Schemas.string(), DebeziumNames.Xml, 1), fromText: identity };
+    case 'date':
+      return {
+        schema: connect ? Schemas.date() : named(Schemas.int32(), DebeziumNames.Date, 1),
+        fromText: parseDateDays,
+      };
+    case 'time': {
+      const micros =
+        modes.timePrecisionMode === 'adaptive_time_microseconds' || precisionOf(typmod) > 3;
+      if (connect)
+        return { schema: Schemas.time(), fromText: (s) => Math.floor(parseTimeMicros(s) / 1000) };
+      if (micros)
+        return {
+          schema: named(Schemas.int64(), DebeziumNames.MicroTime, 1),
+          fromText: parseTimeMicros,
+        };
+      return {
+        schema: named(Schemas.int32(), DebeziumNames.Time, 1),
+        fromText: (s) => Math.floor(parseTimeMicros(s) / 1000),
+      };
+    }
+    case 'timestamp': {
+      const toMillis = (s: string) => Math.floor(parseTimestampMicros(s) / 1000);
+      if (connect) return { schema: Schemas.timestamp(), fromText: toMillis };
+      if (precisionOf(typmod) > 3)
+        return {
+          schema: named(Schemas.int64(), DebeziumNames.MicroTimestamp, 1),
+          fromText: parseTimestampMicros,
+        };
+      return { schema: named(Schemas.int64(), DebeziumNames.Timestamp, 1), fromText: toMillis };
+    }
+    case 'timestamptz':
+      return {
+        schema: named(Schemas.string(), DebeziumNames.ZonedTimestamp, 1),
+        fromText: (s) => formatZonedTimestamp(parseTimestampMicros(s)),
+      };
+    case 'timetz':
+      return {
+        schema: named(Schemas.string(), DebeziumNames.ZonedTime, 1),
+        fromText: formatZonedTime,
+      };
+    case 'interval':
+      return {
+        schema: named(Schemas.int64(), DebeziumNames.MicroDuration, 1),
+        fromText: parseIntervalMicros,
+      };
+    default:
+      return null;
+  }
+}
+
+/** The mapping of a column of type `oid` with modifier `typmod`, or null when not captured. */
+export function mapColumn(
+  registry: TypeRegistry,
+  oid: number,
+  typmod: number,
+  modes: MappingModes,
+): ColumnMapping | null {
+  const type = registry.get(oid);
+  if (!type) return null;
+  if (type.kind === 'd') return mapColumn(registry, type.baseOid, type.baseTypmod, modes);
+  if (type.kind === 'e') {
+    return {
+      fromText: identity,
+      schema: {
+        ...named(Schemas.string(), DebeziumNames.Enum, 1),
+        parameters: { allowed: (type.enumLabels ?? []).join(',') },
+      },
+    };
+  }
+  if (type.isArray && type.elementOid !== 0) {
+    const element = mapColumn(registry, type.elementOid, typmod, modes);
+    if (!element) return null;
+    const convert = (values: unknown[]): unknown[] =>
+      values.map((v) =>
+        v === null ? null : Array.isArray(v) ? convert(v) : element.fromText(v as string),
+      );
+    return {
+      schema: Schemas.array({ ...element.schema, optional: true }),
+      fromText: (s) => convert(parseArrayLiteral(s)),
+    };
+  }
+  if (type.schema !== 'pg_catalog' && type.name !== 'citext') return null;
+  return baseMapping(type.name, typmod, modes);
+}

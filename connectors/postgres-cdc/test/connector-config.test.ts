@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../src/connect/api/index.ts';
+import {
+  postgresCdcConfigDefs,
+  readSettings,
+  validateCombinations,
+} from '../src/connector-config.ts';
+
+const minimal = {
+  'database.hostname': 'db',
+  'database.user': 'u',
+  'database.dbname': 'inventory',
+  'topic.prefix': 'dbserver1',
+};
+
+describe('Postgres CDC connector configuration (Debezium keys)', () => {
+  it('fills in Debezium defaults for a minimal Debezium config', () => {
+    const parsed = parseConfig(postgresCdcConfigDefs, {
+      ...minimal,
+      'connector.class': 'io.debezium.connector.postgresql.PostgresConnector',
+    });
+    expect(parsed.errors).toEqual([]);
+    const s = readSettings(parsed.values);
+    expect(s).toMatchObject({
+      connection: { host: 'db', port: 5432, user: 'u', database: 'inventory', sslmode: 'prefer' },
+      slotName: 'debezium',
+      publicationName: 'dbz_publication',
+      publicationMode: 'all_tables',
+      snapshotMode: 'initial',
+      snapshotFetchSize: 10240,
+      decimalHandlingMode: 'precise',
+      timePrecisionMode: 'adaptive',
+      tombstonesOnDelete: true,
+      maxBatchSize: 2048,
+      maxQueueSize: 8192,
+    });
+    expect([...s.skippedOperations]).toEqual(['t']);
+    expect(validateCombinations(parsed.values)).toEqual([]);
+  });
+
+  it('names each missing required key and each bad value', () => {
+    const parsed = parseConfig(postgresCdcConfigDefs, {
+      'database.hostname': 'db',
+      'snapshot.mode': 'sometimes',
+      'slot.name': 'Bad-Slot',
+      'plugin.name': 'decoderbufs',
+      'skipped.operations': 'c,x',
+    });
+    expect(parsed.errors.map((e) => e.key).sort()).toEqual(
+      [
+        'database.dbname',
+        'database.user',
+        'plugin.name',
+        'skipped.operations',
+        'slot.name',
+        'snapshot.mode',
+        'topic.prefix',
+      ].sort(),
+    );
+    expect(parsed.errors.find((e) => e.key === 'snapshot.mode')?.message).toMatch(
+      /initial, initial_only, no_data, always, when_needed/,
+    );
+  });
+
+  it('refuses include and exclude lists together, bad regexes, a queue no larger than a batch, and a heartbeat query without heartbeats', () => {
+    const parsed = parseConfig(postgresCdcConfigDefs, {
+      ...minimal,
+      'table.include.list': 'public.a',
+      'table.exclude.list': 'public.b',
+      'column.exclude.list': 'public.a.(',
+      'max.batch.size': '100',
+      'max.queue.size': '100',
+      'heartbeat.action.query': 'UPDATE hb SET ts = now()',
+      'skipped.operations': 'none,t',
+    });
+    expect(parsed.errors).toEqual([]);
+    expect(validateCombinations(parsed.values).map((e) => e.key)).toEqual([
+      'table.exclude.list',
+      'column.exclude.list',
+      'max.queue.size',
+      'heartbeat.action.query',
+      'skipped.operations',
+    ]);
+  });
+});

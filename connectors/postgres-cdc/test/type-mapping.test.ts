@@ -1,0 +1,148 @@
+import type pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { usePostgres } from '../../../test/helpers/postgres.ts';
+import { bigIntBytes } from '../src/text-values.ts';
+import { type Capture, capture } from './support.ts';
+
+const cluster = usePostgres();
+
+const DDL = `
+  CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+  CREATE DOMAIN posint AS int CHECK (VALUE > 0);
+  CREATE TABLE all_types (
+    id int PRIMARY KEY, i2 smallint, i8 bigint, big bigint, f4 real, f8 double precision, b boolean,
+    t text, vc varchar(10), ch char(3), by bytea,
+    n numeric(10, 2), nv numeric, d date, tm time, tm3 time(3), tz timetz,
+    ts timestamp, ts3 timestamp(3), tstz timestamptz, iv interval,
+    u uuid, j json, jb jsonb, arr int[], tarr text[], e mood, dom posint)`;
+
+const ROW = `INSERT INTO all_types VALUES (
+    1, -32768, 9007199254740991, 9223372036854775807, 1.5, -2.25e-10, true,
+    'héllo', 'short', 'ab', '\\x00ff10',
+    -12345678.9, 1.23456, '2024-02-29', '13:14:15.123456', '13:14:15.123', '10:00:00+02',
+    '2024-02-29 13:14:15.654321', '1969-12-31 23:59:59.5', '2024-02-29 13:14:15.5+01', '1 year 2 mons 3 days 04:05:06.5',
+    'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"a": [1, 2]}', '{"b": null}', '{1,NULL,3}', '{"x y","q\\"z"}', 'happy', 5)`;
+
+describe('type mapping from pgoutput text (real Postgres)', () => {
+  const open: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const f of open.splice(0).reverse()) await f().catch(() => undefined);
+  });
+
+  async function captureRow(opts: Parameters<typeof capture>[2] = {}) {
+    const db = await cluster().freshDatabase('types');
+    const sql: pg.Client = await cluster().client(db);
+    open.push(() => sql.end());
+    await sql.query(DDL);
+    const c: Capture = await capture(cluster().connectionConfig(db), ['all_types'], opts);
+    open.push(() => c.stop());
+    await sql.query(ROW);
+    await c.transactionsDone(1);
+    const r = c.records[0];
+    const after = (r.value as { after: Record<string, unknown> }).after;
+    const schemaOf = (name: string) =>
+      r.valueSchema?.fields?.[1].schema.fields?.find((f) => f.name === name)?.schema;
+    return { after, schemaOf };
+  }
+
+  it('maps every supported type as Debezium does in adaptive mode with precise decimals', async () => {
+    const { after, schemaOf } = await captureRow();
+    expect(after).toEqual({
+      id: 1,
+      i2: -32768,
+      i8: 9007199254740991,
+      big: 9223372036854775807n,
+      f4: 1.5,
+      f8: -2.25e-10,
+      b: true,
+      t: 'héllo',
+      vc: 'short',
+      ch: 'ab ',
+      by: Buffer.from([0, 255, 16]),
+      n: bigIntBytes(-1234567890n),
+      nv: { scale: 5, value: bigIntBytes(123456n) },
+      d: 19782,
+      tm: (13 * 3600 + 14 * 60 + 15) * 1_000_000 + 123456,
+      tm3: (13 * 3600 + 14 * 60 + 15) * 1000 + 123,
+      tz: '08:00:00Z',
+      ts: Date.UTC(2024, 1, 29, 13, 14, 15) * 1000 + 654321,
+      ts3: -500,
+      tstz: '2024-02-29T12:14:15.5Z',
+      iv:
+        Math.trunc((14 * 30.4375 + 3) * 86_400_000_000) +
+        (4 * 3600 + 5 * 60 + 6) * 1_000_000 +
+        500_000,
+      u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      j: '{"a": [1, 2]}',
+      jb: '{"b": null}',
+      arr: [1, null, 3],
+      tarr: ['x y', 'q"z'],
+      e: 'happy',
+      dom: 5,
+    });
+    expect(schemaOf('n')).toMatchObject({
+      type: 'bytes',
+      name: 'org.apache.kafka.connect.data.Decimal',
+      parameters: { scale: '2', 'connect.decimal.precision': '10' },
+    });
+    expect(schemaOf('nv')).toMatchObject({
+      type: 'struct',
+      name: 'io.debezium.data.VariableScaleDecimal',
+    });
+    expect(schemaOf('d')).toMatchObject({ type: 'int32', name: 'io.debezium.time.Date' });
+    expect(schemaOf('tm')).toMatchObject({ type: 'int64', name: 'io.debezium.time.MicroTime' });
+    expect(schemaOf('tm3')).toMatchObject({ type: 'int32', name: 'io.debezium.time.Time' });
+    expect(schemaOf('tz')).toMatchObject({ type: 'string', name: 'io.debezium.time.ZonedTime' });
+    expect(schemaOf('ts')).toMatchObject({
+      type: 'int64',
+      name: 'io.debezium.time.MicroTimestamp',
+    });
+    expect(schemaOf('ts3')).toMatchObject({ type: 'int64', name: 'io.debezium.time.Timestamp' });
+    expect(schemaOf('tstz')).toMatchObject({
+      type: 'string',
+      name: 'io.debezium.time.ZonedTimestamp',
+    });
+    expect(schemaOf('iv')).toMatchObject({ type: 'int64', name: 'io.debezium.time.MicroDuration' });
+    expect(schemaOf('u')).toMatchObject({ type: 'string', name: 'io.debezium.data.Uuid' });
+    expect(schemaOf('jb')).toMatchObject({ type: 'string', name: 'io.debezium.data.Json' });
+    expect(schemaOf('arr')).toMatchObject({
+      type: 'array',
+      valueSchema: { type: 'int32', optional: true },
+    });
+    expect(schemaOf('e')).toMatchObject({
+      type: 'string',
+      name: 'io.debezium.data.Enum',
+      parameters: { allowed: 'sad,ok,happy' },
+    });
+    expect(schemaOf('dom')).toMatchObject({ type: 'int32', optional: true });
+    expect(schemaOf('i2')).toMatchObject({ type: 'int16' });
+    expect(schemaOf('f4')).toMatchObject({ type: 'float32' });
+  });
+
+  it('follows decimal.handling.mode double and string', async () => {
+    expect((await captureRow({ decimalHandlingMode: 'double' })).after).toMatchObject({
+      n: -12345678.9,
+      nv: 1.23456,
+    });
+    expect((await captureRow({ decimalHandlingMode: 'string' })).after).toMatchObject({
+      n: '-12345678.90',
+      nv: '1.23456',
+    });
+  });
+
+  it('follows time.precision.mode connect and adaptive_time_microseconds', async () => {
+    const connect = await captureRow({ timePrecisionMode: 'connect' });
+    expect(connect.after).toMatchObject({
+      d: 19782,
+      tm: (13 * 3600 + 14 * 60 + 15) * 1000 + 123,
+      ts: Date.UTC(2024, 1, 29, 13, 14, 15, 654),
+    });
+    expect(connect.schemaOf('ts')).toMatchObject({
+      name: 'org.apache.kafka.connect.data.Timestamp',
+    });
+    expect(connect.schemaOf('d')).toMatchObject({ name: 'org.apache.kafka.connect.data.Date' });
+    const micro = await captureRow({ timePrecisionMode: 'adaptive_time_microseconds' });
+    expect(micro.after).toMatchObject({ tm3: (13 * 3600 + 14 * 60 + 15) * 1_000_000 + 123_000 });
+    expect(micro.schemaOf('tm3')).toMatchObject({ name: 'io.debezium.time.MicroTime' });
+  });
+});
