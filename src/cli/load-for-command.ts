@@ -1,0 +1,22 @@
+/**
+ * Loading a command's config and reporting the result the same way for every command:
+ * warnings and errors as one plain line each on stderr. Returns the values, or
+ * undefined when there were errors (the caller exits with EXIT_USAGE).
+ */
+import { formatLoadError, type LoadRequest, loadConfig } from '../config/load.ts';
+import type { CliContext } from './cli-context.ts';
+
+export function loadForCommand(
+  ctx: CliContext,
+  request: Omit<LoadRequest, 'env'>,
+): Record<string, unknown> | undefined {
+  const loaded = loadConfig({ ...request, env: ctx.env });
+  for (const warning of loaded.warnings) ctx.err(`warning: ${warning}`);
+  for (const error of loaded.errors) ctx.err(`error: ${formatLoadError(error)}`);
+  return loaded.errors.length > 0 ? undefined : loaded.values;
+}
+
+/** Collects repeated `-o key=value` options for commander. */
+export function collectOption(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

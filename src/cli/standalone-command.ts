@@ -1,0 +1,76 @@
+/**
+ * `connect standalone`: one worker with its connectors given as files and offsets in
+ * a local file. Validates the worker config and every connector file before anything
+ * starts; the standalone herder is not built yet, which the command then says.
+ */
+import { Command } from 'commander';
+import { renderHelpKeys } from '../config/config-reference.ts';
+import { readConnectorFile } from '../config/connector-file.ts';
+import {
+  distributedOnlyKeys,
+  embedsBroker,
+  standaloneWorkerDefs,
+  workerPassthroughPrefixes,
+} from '../config/worker-config.ts';
+import { Shutdown } from '../util/shutdown.ts';
+import { type CliContext, EXIT_FAILURE, EXIT_USAGE } from './cli-context.ts';
+import { startRegisteredBroker } from './embedded-broker.ts';
+import { collectOption, loadForCommand } from './load-for-command.ts';
+import { WORKER_ENV_PREFIX, workerCrossChecks, workerEnvHelp } from './worker-command.ts';
+
+export function standaloneCommand(ctx: CliContext, setExitCode: (code: number) => void): Command {
+  return new Command('standalone')
+    .description('Run one standalone worker with the connectors given as files.')
+    .argument('<worker.properties>', 'Java .properties file with worker keys')
+    .argument(
+      '<connector...>',
+      'connector configs: .json (POST /connectors body or flat) or .properties',
+    )
+    .option('-o, --override <key=value>', 'set a worker key (repeatable)', collectOption)
+    .addHelpText(
+      'after',
+      `\n${workerEnvHelp}\n\nKeys:\n${renderHelpKeys(standaloneWorkerDefs, WORKER_ENV_PREFIX)}`,
+    )
+    .action(async (file: string, connectors: string[], opts: { override?: string[] }) => {
+      setExitCode(await runStandalone(ctx, file, connectors, opts.override ?? []));
+    });
+}
+
+export async function runStandalone(
+  ctx: CliContext,
+  file: string,
+  connectorPaths: string[],
+  overrides: string[],
+): Promise<number> {
+  const values = loadForCommand(ctx, {
+    defs: standaloneWorkerDefs,
+    file,
+    envPrefix: WORKER_ENV_PREFIX,
+    options: overrides,
+    passthroughPrefixes: workerPassthroughPrefixes,
+    ignoredKeys: distributedOnlyKeys,
+    crossChecks: workerCrossChecks,
+  });
+  const connectors = connectorPaths.map(readConnectorFile);
+  for (const c of connectors) if (!c.ok) ctx.err(`error: ${c.error}`);
+  if (!values || connectors.some((c) => !c.ok)) return EXIT_USAGE;
+  const names = connectors.map((c) => (c.ok ? c.file.name : ''));
+  const shutdown = new Shutdown({
+    signals: ctx.signals,
+    forceExit: ctx.forceExit,
+    timeoutMs: ctx.shutdownTimeoutMs,
+  });
+  shutdown.installSignalHandlers();
+  if (embedsBroker(values)) {
+    const broker = await startRegisteredBroker(ctx, values, shutdown, 'embedded broker');
+    if (broker.state === 'failed') {
+      await shutdown.shutdown();
+      return EXIT_FAILURE;
+    }
+    if (broker.state === 'interrupted') return shutdown.done;
+  }
+  ctx.err(`standalone configuration is valid (connectors: ${names.join(', ')}).`);
+  ctx.err('error: the standalone herder and task runtime are not built yet; stopping.');
+  await shutdown.shutdown();
+  return EXIT_FAILURE;
+}

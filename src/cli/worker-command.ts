@@ -1,0 +1,116 @@
+/**
+ * `connect worker`: a distributed-mode Connect worker. When bootstrap.servers is empty
+ * (or broker.embedded=true) it first starts the embedded broker in this process.
+ *
+ * The Connect runtime (REST API, distributed herder, tasks) is not built yet: after the
+ * config is fully validated and the embedded broker started, the command says so, stops
+ * what it started through the shutdown path and exits with EXIT_FAILURE.
+ */
+import { Command } from 'commander';
+import type { ConfigError } from '../config/config-def.ts';
+import { renderHelpKeys } from '../config/config-reference.ts';
+import {
+  distributedWorkerDefs,
+  embedsBroker,
+  restListeners,
+  workerPassthroughPrefixes,
+} from '../config/worker-config.ts';
+import { Shutdown } from '../util/shutdown.ts';
+import { brokerCrossChecks } from './broker-command.ts';
+import { type CliContext, EXIT_FAILURE, EXIT_USAGE } from './cli-context.ts';
+import { startRegisteredBroker } from './embedded-broker.ts';
+import { collectOption, loadForCommand } from './load-for-command.ts';
+
+export const WORKER_ENV_PREFIX = 'CONNECT_';
+
+export function workerCrossChecks(values: Record<string, unknown>): ConfigError[] {
+  const errors: ConfigError[] = [];
+  const servers = values['bootstrap.servers'] as string[];
+  if (values['broker.embedded'] === false && servers.length === 0) {
+    errors.push({
+      key: 'bootstrap.servers',
+      value: '',
+      message: 'must name the Kafka cluster (host:port,...) when broker.embedded=false',
+    });
+  }
+  // Standalone mode has neither key defined (they may still arrive as raw strings).
+  const heartbeat = values['heartbeat.interval.ms'];
+  const session = values['session.timeout.ms'];
+  if (typeof heartbeat === 'number' && typeof session === 'number' && heartbeat >= session) {
+    errors.push({
+      key: 'heartbeat.interval.ms',
+      value: heartbeat,
+      message: `must be lower than session.timeout.ms (${session})`,
+    });
+  }
+  return [...errors, ...brokerCrossChecks(values)];
+}
+
+export const workerEnvHelp = [
+  'Precedence: properties file < CONNECT_* environment variables < -o key=value.',
+  'Environment names follow the Confluent images: prefix CONNECT_, dots become _, a literal _ is __',
+  '(CONNECT_BOOTSTRAP_SERVERS -> bootstrap.servers, CONNECT_REST_PORT -> rest.port).',
+  'Keys under producer., consumer., admin., key.converter., value.converter., header.converter.,',
+  'config.providers., ssl. and sasl. are passed through to the clients and plugins they name.',
+].join('\n');
+
+export function workerCommand(ctx: CliContext, setExitCode: (code: number) => void): Command {
+  return new Command('worker')
+    .description(
+      'Run a distributed-mode Connect worker; with bootstrap.servers empty it also runs the embedded broker.',
+    )
+    .argument('[worker.properties]', 'Java .properties file with worker keys')
+    .option(
+      '-o, --override <key=value>',
+      'set a key (repeatable); wins over file and environment',
+      collectOption,
+    )
+    .addHelpText(
+      'after',
+      `\n${workerEnvHelp}\n\nKeys:\n${renderHelpKeys(distributedWorkerDefs, WORKER_ENV_PREFIX)}`,
+    )
+    .action(async (file: string | undefined, opts: { override?: string[] }) => {
+      setExitCode(await runWorker(ctx, file, opts.override ?? []));
+    });
+}
+
+export async function runWorker(
+  ctx: CliContext,
+  file: string | undefined,
+  overrides: string[],
+): Promise<number> {
+  const values = loadForCommand(ctx, {
+    defs: distributedWorkerDefs,
+    file,
+    envPrefix: WORKER_ENV_PREFIX,
+    options: overrides,
+    passthroughPrefixes: workerPassthroughPrefixes,
+    crossChecks: workerCrossChecks,
+  });
+  if (!values) return EXIT_USAGE;
+  const shutdown = new Shutdown({
+    signals: ctx.signals,
+    forceExit: ctx.forceExit,
+    timeoutMs: ctx.shutdownTimeoutMs,
+  });
+  shutdown.installSignalHandlers();
+  let servers = values['bootstrap.servers'] as string[];
+  if (embedsBroker(values)) {
+    const broker = await startRegisteredBroker(ctx, values, shutdown, 'embedded broker');
+    if (broker.state === 'failed') {
+      await shutdown.shutdown();
+      return EXIT_FAILURE;
+    }
+    if (broker.state === 'interrupted') return shutdown.done;
+    // With broker.embedded=true and bootstrap.servers set, the worker uses the cluster named.
+    if (servers.length === 0) servers = [broker.bootstrapServers];
+  }
+  ctx.err(
+    `worker configuration is valid (group.id ${values['group.id']}, Kafka at ${servers.join(',')}, REST on ${restListeners(values).join(',')}).`,
+  );
+  ctx.err(
+    'error: the Connect runtime (REST API, distributed herder, tasks) is not built yet; stopping.',
+  );
+  await shutdown.shutdown();
+  return EXIT_FAILURE;
+}

@@ -1,0 +1,96 @@
+/**
+ * The real `connect` command in a child process (bin/connect.js through tsx), as a
+ * user or a container runs it: exit codes, messages on stderr, environment variables
+ * from the real process environment, and the shutdown path under real signals.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runConnect, useProcess } from '../../helpers/processes.ts';
+
+const shutdownChild = fileURLToPath(new URL('./fixtures/shutdown-child.ts', import.meta.url));
+
+describe('connect command (child process)', () => {
+  it('exits 2 with one line per bad key naming the key, the value, the expectation and the variable it came from', async () => {
+    const result = await runConnect(
+      ['worker', 'config/worker.properties', '-o', 'offset.flush.interval.ms=0'],
+      {
+        env: { CONNECT_REST_PORT: 'http', CONNECT_BOOTSTRAP_SERVERS: 'kafka:9092' },
+      },
+    );
+    expect(result.code).toBe(2);
+    expect(result.output).toEqual([
+      `error: Invalid value for configuration 'offset.flush.interval.ms' (value "0"): must be at least 1 (from -o)`,
+      `error: Invalid value for configuration 'rest.port' (value "http"): expected a whole number (from environment variable CONNECT_REST_PORT)`,
+    ]);
+  });
+
+  it('warns about unknown keys, then says the runtime is not built yet and exits 1', async () => {
+    const result = await runConnect(
+      ['worker', 'config/worker.properties', '-o', 'rest.prot=8084'],
+      {
+        env: { CONNECT_BOOTSTRAP_SERVERS: 'kafka-1:9092,kafka-2:9092' },
+      },
+    );
+    expect(result.code).toBe(1);
+    expect(result.output).toEqual([
+      "warning: The configuration 'rest.prot' (from -o) was supplied but isn't a known config; it is ignored.",
+      'worker configuration is valid (group.id connect-cluster, Kafka at kafka-1:9092,kafka-2:9092, REST on http://127.0.0.1:8083).',
+      'error: the Connect runtime (REST API, distributed herder, tasks) is not built yet; stopping.',
+    ]);
+  });
+
+  it('broker --help lists the broker keys and the BROKER_ environment prefix', async () => {
+    const result = await runConnect(['broker', '--help']);
+    expect(result.code).toBe(0);
+    const help = result.output.join('\n');
+    expect(help).toContain('Usage: connect broker');
+    expect(help).toContain('BROKER_BROKER_PORT=9093 -> broker.port');
+    for (const key of [
+      'broker.port',
+      'broker.host',
+      'broker.data.dir',
+      'log.retention.ms',
+      'auto.create.topics.enable',
+    ]) {
+      expect(help).toContain(`  ${key} (`);
+    }
+  });
+
+  it('broker reports that the embedded broker is not built yet and exits 1', async () => {
+    const result = await runConnect(['broker'], { env: { BROKER_BROKER_PORT: '0' } });
+    expect(result.code).toBe(1);
+    expect(result.output).toEqual([
+      expect.stringMatching(/^error: The embedded broker is not built yet/),
+    ]);
+  });
+
+  it('on SIGTERM a process stops its components in reverse start order and exits 0', async () => {
+    const child = useProcess(process.execPath, ['--import', 'tsx', shutdownChild], {
+      env: { LOG_LEVEL: 'silent' },
+    });
+    await child.waitForLine('ready');
+    child.signal('SIGTERM');
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    expect(child.output()).toEqual([
+      'ready',
+      'stopping task',
+      'stopped task',
+      'stopping worker',
+      'stopped worker',
+      'stopping broker',
+      'stopped broker',
+    ]);
+  });
+
+  it('a second signal during a hung shutdown forces exit with code 130', async () => {
+    const child = useProcess(process.execPath, ['--import', 'tsx', shutdownChild], {
+      env: { LOG_LEVEL: 'silent', HANG: '1' },
+    });
+    await child.waitForLine('ready');
+    child.signal('SIGINT');
+    await child.waitForLine('stopping task');
+    child.signal('SIGINT');
+    expect(await child.exited).toEqual({ code: 130, signal: null });
+    expect(child.output()).not.toContain('stopping worker');
+  });
+});

@@ -1,0 +1,238 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import type { BrokerOptions, RunningBroker } from '../../../src/broker/broker.ts';
+import { capturedContext } from '../../../src/cli/cli-context.ts';
+import { main } from '../../../src/cli.ts';
+import { useTmpDir } from '../../helpers/tmp-dir.ts';
+
+/**
+ * A stand-in for the broker that is being built elsewhere: a real TCP listener with the
+ * broker's start/stop contract, recording what the CLI asked of it.
+ */
+function standInBroker(events: string[]) {
+  const started: BrokerOptions[] = [];
+  const startBroker = async (options: BrokerOptions): Promise<RunningBroker> => {
+    started.push(options);
+    const server = createServer((socket) => socket.destroy());
+    await new Promise<void>((r) => server.listen(options.port, options.host, r));
+    const address = server.address() as { port: number };
+    events.push('broker started');
+    return {
+      host: options.host,
+      port: address.port,
+      stop: () =>
+        new Promise<void>((r) =>
+          server.close(() => {
+            events.push('broker stopped');
+            r();
+          }),
+        ),
+    };
+  };
+  return { startBroker, started };
+}
+
+/** A captured context whose `ready` resolves when a stderr line matches `pattern`. */
+function contextWaitingFor(pattern: RegExp, overrides = {}) {
+  let ready!: () => void;
+  const whenReady = new Promise<void>((r) => {
+    ready = r;
+  });
+  const ctx = capturedContext(overrides);
+  const err = ctx.err;
+  ctx.err = (line) => {
+    err(line);
+    if (pattern.test(line)) ready();
+  };
+  return { ctx, whenReady };
+}
+
+describe('connect CLI (in-process)', () => {
+  it('--help of each command lists its keys with defaults and environment names', async () => {
+    for (const [command, keys] of [
+      ['worker', ['bootstrap.servers', 'group.id', 'offset.flush.interval.ms', 'broker.port']],
+      ['standalone', ['offset.storage.file.filename', 'plugin.path']],
+      ['broker', ['broker.data.dir', 'log.segment.bytes', 'auto.create.topics.enable']],
+    ] as const) {
+      const ctx = capturedContext();
+      expect(await main([command, '--help'], ctx)).toBe(0);
+      const help = ctx.stdout.join('\n');
+      for (const key of keys) expect(help).toContain(`  ${key} (`);
+    }
+    const worker = capturedContext();
+    await main(['worker', '--help'], worker);
+    expect(worker.stdout.join('\n')).toContain(
+      'bootstrap.servers (list, default: empty: start the embedded broker',
+    );
+    expect(worker.stdout.join('\n')).toContain('[CONNECT_BOOTSTRAP_SERVERS]');
+    const broker = capturedContext();
+    await main(['broker', '--help'], broker);
+    expect(broker.stdout.join('\n')).toContain('[BROKER_LOG_RETENTION_MS]');
+  });
+
+  it('exits 2 with one line per bad key and starts nothing', async () => {
+    const events: string[] = [];
+    const ctx = capturedContext({
+      env: { CONNECT_SESSION_TIMEOUT_MS: 'soon' },
+      startBroker: standInBroker(events).startBroker,
+    });
+    const code = await main(['worker', '-o', 'broker.port=-1', '-o', 'plugin.path=a,b'], ctx);
+    expect(code).toBe(2);
+    expect(ctx.stderr).toEqual([
+      `error: Invalid value for configuration 'session.timeout.ms' (value "soon"): expected a whole number (from environment variable CONNECT_SESSION_TIMEOUT_MS)`,
+      `error: Invalid value for configuration 'broker.port' (value "-1"): must be between 0 and 65535 (from -o)`,
+    ]);
+    expect(events).toEqual([]);
+  });
+
+  it('exits 2 on a usage mistake', async () => {
+    const ctx = capturedContext();
+    expect(await main(['worker', '--no-such-flag'], ctx)).toBe(2);
+    expect(ctx.stderr.join('\n')).toContain("unknown option '--no-such-flag'");
+    expect(await main(['standalone'], capturedContext())).toBe(2);
+  });
+
+  it('warns about an unknown key and still runs', async () => {
+    const ctx = capturedContext();
+    const code = await main(
+      ['worker', '-o', 'bootstrap.servers=kafka:9092', '-o', 'grop.id=x'],
+      ctx,
+    );
+    expect(code).toBe(1);
+    expect(ctx.stderr[0]).toBe(
+      "warning: The configuration 'grop.id' (from -o) was supplied but isn't a known config; it is ignored.",
+    );
+  });
+
+  it('worker with bootstrap.servers validates, says the runtime is not built and exits 1', async () => {
+    const events: string[] = [];
+    const ctx = capturedContext({ startBroker: standInBroker(events).startBroker });
+    const code = await main(
+      ['worker', 'config/worker.properties', '-o', 'bootstrap.servers=kafka:9092'],
+      ctx,
+    );
+    expect(code).toBe(1);
+    expect(events).toEqual([]);
+    expect(ctx.stderr).toEqual([
+      'worker configuration is valid (group.id connect-cluster, Kafka at kafka:9092, REST on http://127.0.0.1:8083).',
+      'error: the Connect runtime (REST API, distributed herder, tasks) is not built yet; stopping.',
+    ]);
+  });
+
+  it('worker without bootstrap.servers starts the embedded broker first and stops it on the way out', async () => {
+    const events: string[] = [];
+    const broker = standInBroker(events);
+    const dataDir = useTmpDir();
+    const ctx = capturedContext({ startBroker: broker.startBroker });
+    const code = await main(
+      [
+        'worker',
+        '-o',
+        'broker.port=0',
+        '-o',
+        `broker.data.dir=${dataDir}`,
+        '-o',
+        'log.retention.ms=1000',
+      ],
+      ctx,
+    );
+    expect(code).toBe(1);
+    expect(events).toEqual(['broker started', 'broker stopped']);
+    // broker.port=0: the worker is told the port the broker really listens on.
+    expect(ctx.stderr.join('\n')).toMatch(/Kafka at 127\.0\.0\.1:[1-9]\d*, REST on http:\/\/:8083/);
+    expect(broker.started[0]).toMatchObject({
+      host: '127.0.0.1',
+      port: 0,
+      advertisedHost: '127.0.0.1',
+      dataDir,
+      nodeId: 1,
+      config: { 'log.retention.ms': 1000, 'num.partitions': 1 },
+    });
+  });
+
+  it('broker reports clearly that the embedded broker is not built yet', async () => {
+    const ctx = capturedContext();
+    expect(await main(['broker', '-o', 'broker.port=0'], ctx)).toBe(1);
+    expect(ctx.stderr).toEqual([
+      expect.stringMatching(/^error: The embedded broker is not built yet/),
+    ]);
+  });
+
+  it('broker runs until SIGTERM, then stops the broker and exits 0', async () => {
+    const events: string[] = [];
+    const { ctx, whenReady } = contextWaitingFor(/^broker ready/, {
+      startBroker: standInBroker(events).startBroker,
+    });
+    const exit = main(
+      ['broker', '-o', 'broker.port=0', '-o', `broker.data.dir=${useTmpDir()}`],
+      ctx,
+    );
+    await whenReady;
+    expect(events).toEqual(['broker started']);
+    ctx.signals.emit('SIGTERM', 'SIGTERM');
+    expect(await exit).toBe(0);
+    expect(events).toEqual(['broker started', 'broker stopped']);
+    expect(ctx.signals.listenerCount('SIGTERM')).toBe(0);
+  });
+
+  it('broker forces exit 130 on a second signal while stopping hangs', async () => {
+    const forced: number[] = [];
+    let stopCalled!: () => void;
+    const stopping = new Promise<void>((r) => {
+      stopCalled = r;
+    });
+    let release!: () => void;
+    const { ctx, whenReady } = contextWaitingFor(/^broker ready/, {
+      forceExit: (code: number) => forced.push(code),
+      startBroker: async (o: BrokerOptions): Promise<RunningBroker> => ({
+        host: o.host,
+        port: 1,
+        stop: () => {
+          stopCalled();
+          return new Promise<void>((r) => {
+            release = r;
+          });
+        },
+      }),
+    });
+    const exit = main(['broker'], ctx);
+    await whenReady;
+    ctx.signals.emit('SIGINT', 'SIGINT');
+    await stopping;
+    ctx.signals.emit('SIGINT', 'SIGINT');
+    expect(forced).toEqual([130]);
+    // A real process is gone by now; here, let the stop finish so nothing outlives the test.
+    release();
+    await exit;
+  });
+
+  it('standalone validates every connector file before starting anything', async () => {
+    const ctx = capturedContext();
+    const code = await main(
+      ['standalone', 'config/worker.properties', 'config/connectors/file-source.json', 'nope.json'],
+      ctx,
+    );
+    expect(code).toBe(2);
+    expect(ctx.stderr).toEqual(['error: nope.json: no such file']);
+  });
+
+  it('standalone with valid files says the herder is not built yet and exits 1', async () => {
+    const ctx = capturedContext();
+    const code = await main(
+      [
+        'standalone',
+        'config/worker.properties',
+        'config/connectors/file-source.json',
+        'config/connectors/file-sink.json',
+        '-o',
+        'bootstrap.servers=kafka:9092',
+      ],
+      ctx,
+    );
+    expect(code).toBe(1);
+    expect(ctx.stderr).toEqual([
+      'standalone configuration is valid (connectors: file-source, file-sink).',
+      'error: the standalone herder and task runtime are not built yet; stopping.',
+    ]);
+  });
+});
