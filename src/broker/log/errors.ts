@@ -1,0 +1,45 @@
+/**
+ * Errors of the partition log, as values with a kind.
+ *
+ * LogError is what the server maps to a Kafka error code: `kafkaError` is the Kafka
+ * error NAME (as in Kafka's Errors enum), so the mapping to a number lives in the
+ * protocol's one error table and not here. Storage corruption that recovery repairs
+ * has its own types (CorruptIndexError here, CorruptRecordError in src/protocol):
+ * they never reach a client.
+ */
+
+export type KafkaErrorName =
+  | 'INVALID_RECORD'
+  | 'MESSAGE_TOO_LARGE'
+  | 'CORRUPT_MESSAGE'
+  | 'OFFSET_OUT_OF_RANGE'
+  | 'TOPIC_ALREADY_EXISTS'
+  | 'INVALID_CONFIG'
+  | 'INVALID_PARTITIONS'
+  | 'UNKNOWN_TOPIC_OR_PARTITION'
+  | 'RECORD_LIST_TOO_LARGE'
+  | 'INVALID_TOPIC_EXCEPTION'
+  | 'INVALID_REQUEST'
+  | 'KAFKA_STORAGE_ERROR'
+  | 'NOT_LEADER_OR_FOLLOWER';
+
+export class LogError extends Error {
+  override readonly name = 'LogError';
+  constructor(
+    readonly kafkaError: KafkaErrorName,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An index file that fails its sanity check; the index is rebuilt from the log. */
+export class CorruptIndexError extends Error {
+  override readonly name = 'CorruptIndexError';
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(`${path}: ${message}`);
+  }
+}

@@ -1,0 +1,598 @@
+/**
+ * The durable log of one topic partition: an ordered list of segments, the last of
+ * which (the active segment) takes appends.
+ *
+ * Directory `<dataDir>/<topic>-<partition>/`: segments (segment.ts), the checkpoint
+ * (log-checkpoint.ts) and transient cleaner files (log-recovery.ts says which).
+ *
+ * Invariants: segments are sorted by base offset and never overlap; only the active
+ * segment grows; offsets increase across the log (gaps only where the cleaner removed
+ * records); logStartOffset <= logEndOffset; the high watermark is the log end offset
+ * (a single node has no followers to wait for).
+ *
+ * Durability: an append is written to the page cache at once and acknowledged when
+ * the flush policy allows: at once, or, when `flush.messages` unflushed records have
+ * accumulated (1 = every append), after an fsync. Concurrent appends that need an
+ * fsync share one (group commit, group-commit.ts). `flush.ms` is driven by the
+ * scheduler through `flushIfDue`. After a crash, recovery keeps every fsynced byte
+ * and truncates the rest at the first bad batch.
+ *
+ * Concurrency contract: every method runs on the broker thread and all file I/O is
+ * synchronous except fsync, so a read, an append, a retention pass and a cleaner swap
+ * each happen atomically with respect to the others: a reader always sees a
+ * consistent segment list and whole batches. Appends to one partition are therefore
+ * serialized by construction. The cleaner prepares its output off to the side and
+ * swaps it in with `swapInCleaned`, a synchronous step.
+ */
+import {
+  close as closeFd,
+  fsync,
+  mkdirSync,
+  open as openFd,
+  readdirSync,
+  renameSync,
+  unlinkSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import {
+  batchLastOffset,
+  decodeRecords,
+  iterateBatches,
+  type Record as LogRecord,
+  setBaseOffset,
+  stampLogAppendTime,
+} from '../../protocol/record-batch.ts';
+import type { Clock } from '../../util/clock.ts';
+import { getLogger, type Logger } from '../../util/logger.ts';
+import { validateBatches } from './append-validator.ts';
+import { fsyncDir } from './atomic-file.ts';
+import { LogError } from './errors.ts';
+import { GroupCommit } from './group-commit.ts';
+import { type RecoveryPoint, readCheckpoint, writeCheckpoint } from './log-checkpoint.ts';
+import { recoverPartitionDir } from './log-recovery.ts';
+import { segmentsToDelete } from './retention.ts';
+import { LogSegment, segmentFileName } from './segment.ts';
+import type { TopicConfig } from './topic-config.ts';
+
+export interface AppendResult {
+  baseOffset: number;
+  lastOffset: number;
+  /** The stamped time on LogAppendTime topics, -1 otherwise (as Produce responses say). */
+  logAppendTime: number;
+  logStartOffset: number;
+  recordCount: number;
+}
+
+export interface ReadResult {
+  /** Whole batches, byte for byte as stored, starting with the batch holding fetchOffset. */
+  records: Buffer;
+  highWatermark: number;
+  logStartOffset: number;
+}
+
+export interface PartitionLogOptions {
+  dir: string;
+  topic: string;
+  partition: number;
+  config: TopicConfig;
+  clock: Clock;
+  logger?: Logger;
+}
+
+/** Relative offsets in the indexes are u32: roll before an offset would not fit. */
+const MAX_RELATIVE_OFFSET = 0xffffffff;
+
+export class PartitionLog {
+  readonly dir: string;
+  readonly topic: string;
+  readonly partition: number;
+  config: TopicConfig;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private segmentList: LogSegment[];
+  private startOffset: number;
+  private endOffset: number;
+  private recoveryPoint: RecoveryPoint;
+  private checkpointed: RecoveryPoint | undefined;
+  private unflushedMessages = 0;
+  private lastFlushTime: number;
+  private dirty = new Set<LogSegment>();
+  private dirNeedsSync = false;
+  private readonly groupCommit = new GroupCommit(() => this.flushRound());
+  private waiters: { afterOffset: number; resolve: () => void }[] = [];
+  private closed = false;
+
+  private constructor(
+    options: PartitionLogOptions,
+    segments: LogSegment[],
+    logStartOffset: number,
+  ) {
+    this.dir = options.dir;
+    this.topic = options.topic;
+    this.partition = options.partition;
+    this.config = options.config;
+    this.clock = options.clock;
+    this.logger =
+      options.logger ??
+      getLogger('broker.log', { topic: options.topic, partition: options.partition });
+    this.segmentList = segments;
+    const active = segments[segments.length - 1];
+    this.endOffset = active.nextOffset;
+    this.startOffset = Math.min(Math.max(logStartOffset, segments[0].baseOffset), this.endOffset);
+    this.recoveryPoint = {
+      offset: this.endOffset,
+      segment: active.baseOffset,
+      position: active.size,
+    };
+    this.lastFlushTime = this.clock.now();
+  }
+
+  /**
+   * Opens (creating if needed) the partition directory and recovers it;
+   * `recoveryInfo` then says what recovery did, for the caller to report.
+   */
+  static open(options: PartitionLogOptions): PartitionLog {
+    mkdirSync(options.dir, { recursive: true });
+    const logger =
+      options.logger ??
+      getLogger('broker.log', { topic: options.topic, partition: options.partition });
+    const segmentConfig = {
+      indexIntervalBytes: options.config.indexIntervalBytes,
+      segmentIndexBytes: options.config.segmentIndexBytes,
+    };
+    const checkpoint = readCheckpoint(options.dir);
+    const recovered = recoverPartitionDir(options.dir, segmentConfig, checkpoint, logger);
+    const segments = recovered.segments;
+    if (segments.length === 0) {
+      const base = checkpoint?.logStartOffset ?? 0;
+      segments.push(LogSegment.create(options.dir, base, segmentConfig));
+      fsyncDir(options.dir);
+    }
+    const log = new PartitionLog({ ...options, logger }, segments, checkpoint?.logStartOffset ?? 0);
+    log.checkpointed = checkpoint?.recoveryPoint;
+    log.recoveryInfo = {
+      truncatedBytes: recovered.truncatedBytes,
+      scannedSegments: recovered.scannedSegments,
+    };
+    return log;
+  }
+
+  /** What the last open's recovery did (tests and operators' logs). */
+  recoveryInfo = { truncatedBytes: 0, scannedSegments: 0 };
+
+  get logStartOffset(): number {
+    return this.startOffset;
+  }
+
+  get logEndOffset(): number {
+    return this.endOffset;
+  }
+
+  get highWatermark(): number {
+    return this.endOffset;
+  }
+
+  /** Bytes on disk over all segments. */
+  get size(): number {
+    return this.segmentList.reduce((sum, s) => sum + s.size, 0);
+  }
+
+  /** The segments, oldest first; the last is active. A snapshot: callers must not keep it across awaits. */
+  get segments(): readonly LogSegment[] {
+    return this.segmentList;
+  }
+
+  get activeSegment(): LogSegment {
+    return this.segmentList[this.segmentList.length - 1];
+  }
+
+  /**
+   * Validates, assigns offsets to, and appends the batches in `batches` (the Produce
+   * request's records, mutated in place: base offsets and, on LogAppendTime topics,
+   * timestamps and CRCs). Resolves once the flush policy allows acknowledging it.
+   * Throws LogError (see append-validator.ts) without writing anything when any
+   * batch is invalid.
+   */
+  append(batches: Buffer): Promise<AppendResult> {
+    try {
+      return this.appendNow(batches);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  private appendNow(buf: Buffer): Promise<AppendResult> {
+    if (this.closed)
+      throw new LogError('NOT_LEADER_OR_FOLLOWER', `log ${this.topic}-${this.partition} is closed`);
+    const config = this.config;
+    const validated = validateBatches(buf, {
+      maxMessageBytes: config.maxMessageBytes,
+      segmentBytes: config.segmentBytes,
+      compacted: config.cleanupPolicy.compact,
+    });
+    const now = this.clock.now();
+    const baseOffset = this.endOffset;
+    let next = baseOffset;
+    for (const b of validated.batches) {
+      const lastOffsetDelta = b.lastOffset;
+      setBaseOffset(buf, b.position, next);
+      b.baseOffset = next;
+      b.lastOffset = next + lastOffsetDelta;
+      if (config.logAppendTime) {
+        stampLogAppendTime(buf, b.position, now);
+        b.maxTimestamp = now;
+      }
+      next = b.lastOffset + 1;
+    }
+    const lastOffset = next - 1;
+    this.maybeRoll(buf.length, lastOffset, now);
+    const active = this.activeSegment;
+    if (validated.batches.length > 0) {
+      active.append(buf, validated.batches, now);
+      this.dirty.add(active);
+      this.endOffset = next;
+      this.unflushedMessages += validated.recordCount;
+      this.wakeWaiters();
+    }
+    const result: AppendResult = {
+      baseOffset: validated.batches.length > 0 ? baseOffset : -1,
+      lastOffset: validated.batches.length > 0 ? lastOffset : -1,
+      logAppendTime: config.logAppendTime ? now : -1,
+      logStartOffset: this.startOffset,
+      recordCount: validated.recordCount,
+    };
+    if (this.unflushedMessages >= config.flushMessages) {
+      return this.flush().then(() => result);
+    }
+    return Promise.resolve(result);
+  }
+
+  private maybeRoll(incomingBytes: number, lastOffset: number, now: number): void {
+    const active = this.activeSegment;
+    if (active.isEmpty) return;
+    const config = this.config;
+    const why =
+      active.size + incomingBytes > config.segmentBytes
+        ? 'segment.bytes'
+        : active.rollingBaseTime !== undefined && now - active.rollingBaseTime >= config.segmentMs
+          ? 'segment.ms'
+          : active.indexFull()
+            ? 'index full'
+            : lastOffset - active.baseOffset > MAX_RELATIVE_OFFSET
+              ? 'relative offset overflow'
+              : undefined;
+    if (why === undefined) return;
+    this.roll();
+    this.logger.debug({ reason: why, newSegment: this.endOffset }, 'rolled a new segment');
+  }
+
+  /** Starts a new active segment at the log end offset. */
+  roll(): void {
+    const old = this.activeSegment;
+    if (old.isEmpty) return;
+    old.onBecomeInactive();
+    old.writeIndexes();
+    const segment = LogSegment.create(this.dir, this.endOffset, {
+      indexIntervalBytes: this.config.indexIntervalBytes,
+      segmentIndexBytes: this.config.segmentIndexBytes,
+    });
+    this.segmentList = [...this.segmentList, segment];
+    this.dirNeedsSync = true;
+  }
+
+  /**
+   * Whole batches from the one holding `fetchOffset`, up to `maxBytes` (at least one
+   * batch when `minOneBatch`), from a single segment as Kafka does. OFFSET_OUT_OF_RANGE
+   * when fetchOffset is outside [logStartOffset, logEndOffset].
+   */
+  read(fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
+    if (fetchOffset < this.startOffset || fetchOffset > this.endOffset) {
+      throw new LogError(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${fetchOffset} is outside [${this.startOffset}, ${this.endOffset}] of ${this.topic}-${this.partition}`,
+      );
+    }
+    const result = (records: Buffer): ReadResult => ({
+      records,
+      highWatermark: this.endOffset,
+      logStartOffset: this.startOffset,
+    });
+    if (fetchOffset === this.endOffset) return result(Buffer.alloc(0));
+    const segments = this.segmentList;
+    for (let i = this.segmentIndexFor(fetchOffset); i < segments.length; i++) {
+      const position = segments[i].findPosition(fetchOffset);
+      if (position < 0) continue;
+      const records = segments[i].read(position, maxBytes, minOneBatch);
+      if (records.length > 0) return result(records);
+    }
+    return result(Buffer.alloc(0));
+  }
+
+  /** Index of the last segment whose base offset is <= offset (0 if none). */
+  private segmentIndexFor(offset: number): number {
+    const segments = this.segmentList;
+    let lo = 0;
+    let hi = segments.length - 1;
+    let found = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (segments[mid].baseOffset <= offset) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The earliest offset whose record timestamp is >= `timestamp`, with that record's
+   * timestamp (ListOffsets by time); undefined when every record is older.
+   */
+  offsetForTimestamp(timestamp: number): { offset: number; timestamp: number } | undefined {
+    for (const segment of this.segmentList) {
+      if (segment.nextOffset <= this.startOffset) continue;
+      const found = segment.findOffsetByTimestamp(timestamp, this.startOffset);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  /** ListOffsets -2. */
+  earliestOffset(): number {
+    return this.startOffset;
+  }
+
+  /** ListOffsets -1. */
+  latestOffset(): number {
+    return this.endOffset;
+  }
+
+  /**
+   * DeleteRecords: advances the log start offset to `offset` (never backwards),
+   * deletes segments wholly below it and persists the new start before resolving.
+   */
+  async deleteRecordsBefore(offset: number): Promise<number> {
+    if (offset > this.endOffset || offset < 0) {
+      throw new LogError(
+        'OFFSET_OUT_OF_RANGE',
+        `cannot delete records before ${offset}: the log ends at ${this.endOffset}`,
+      );
+    }
+    if (offset > this.startOffset) {
+      this.startOffset = offset;
+      this.deleteOldSegments();
+      this.writeCheckpoint();
+    }
+    return this.startOffset;
+  }
+
+  /**
+   * Retention: deletes whole segments past retention.ms/retention.bytes (delete
+   * policy) or below the log start offset. Returns how many were deleted.
+   */
+  deleteOldSegments(now = this.clock.now()): number {
+    const { count, reason } = segmentsToDelete(
+      this.segmentList,
+      {
+        deletePolicy: this.config.cleanupPolicy.delete,
+        retentionMs: this.config.retentionMs,
+        retentionBytes: this.config.retentionBytes,
+      },
+      this.startOffset,
+      now,
+    );
+    if (count === 0) return 0;
+    const doomed = this.segmentList.slice(0, count);
+    this.segmentList = this.segmentList.slice(count);
+    this.startOffset = Math.max(this.startOffset, this.segmentList[0].baseOffset);
+    for (const segment of doomed) {
+      this.dirty.delete(segment);
+      segment.delete();
+    }
+    this.logger.info(
+      { segments: doomed.map((s) => s.baseOffset), reason, logStartOffset: this.startOffset },
+      `deleted ${count} segment(s) by ${reason}`,
+    );
+    this.writeCheckpoint();
+    return count;
+  }
+
+  /**
+   * Resolves when the log end offset is above `afterOffset`, when `signal` aborts, or
+   * when the log closes: the Fetch long poll waits on this (and then reads).
+   */
+  waitForData(afterOffset: number, signal?: AbortSignal): Promise<void> {
+    if (this.endOffset > afterOffset || this.closed || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = {
+        afterOffset,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  private wakeWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const ready = this.waiters.filter((w) => w.afterOffset < this.endOffset || this.closed);
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => !ready.includes(w));
+    for (const w of ready) w.resolve();
+  }
+
+  /**
+   * Makes everything appended so far durable. Concurrent calls share fsyncs: a call
+   * made while one is running waits for the next round, which covers it.
+   */
+  flush(): Promise<void> {
+    return this.groupCommit.request();
+  }
+
+  /** One group-commit round: fsyncs every segment written since the last one. */
+  private async flushRound(): Promise<void> {
+    const active = this.activeSegment;
+    const point: RecoveryPoint = {
+      offset: this.endOffset,
+      segment: active.baseOffset,
+      position: active.size,
+    };
+    const segments = [...this.dirty];
+    this.dirty.clear();
+    this.unflushedMessages = 0;
+    this.lastFlushTime = this.clock.now();
+    const dirSync = this.dirNeedsSync;
+    this.dirNeedsSync = false;
+    try {
+      await Promise.all(segments.map((s) => s.fsyncAsync()));
+      if (dirSync) await fsyncDirAsync(this.dir);
+    } catch (e) {
+      for (const s of segments) this.dirty.add(s);
+      this.dirNeedsSync ||= dirSync;
+      this.logger.error({ err: e }, 'fsync failed');
+      throw new LogError('KAFKA_STORAGE_ERROR', `fsync in ${this.dir} failed: ${String(e)}`);
+    }
+    if (point.offset >= this.recoveryPoint.offset) this.recoveryPoint = point;
+  }
+
+  /** flush.ms: flushes when unflushed records are older than the topic allows. */
+  flushIfDue(now = this.clock.now()): Promise<void> | undefined {
+    if (this.unflushedMessages === 0 || now - this.lastFlushTime < this.config.flushMs)
+      return undefined;
+    return this.flush();
+  }
+
+  /**
+   * Persists the recovery point (and log start offset). Recovery after a crash trusts
+   * what it names and scans what follows; the indexes it relies on are written first.
+   */
+  writeCheckpoint(): void {
+    const rp = this.recoveryPoint;
+    for (const s of this.segmentList) {
+      if (s.baseOffset <= rp.segment) s.writeIndexes();
+    }
+    const stillThere = this.segmentList.some((s) => s.baseOffset === rp.segment);
+    const recoveryPoint = stillThere ? rp : undefined;
+    writeCheckpoint(this.dir, { logStartOffset: this.startOffset, recoveryPoint });
+    this.checkpointed = recoveryPoint;
+  }
+
+  /**
+   * Before the cleaner rewrites segments below `offset`, the persisted recovery point
+   * must lie beyond them (recovery trusts byte positions before it). Flushes and
+   * checkpoints when it does not.
+   */
+  async checkpointBeyond(offset: number): Promise<void> {
+    if (
+      this.checkpointed &&
+      this.checkpointed.offset >= offset &&
+      this.checkpointed.segment >= offset
+    )
+      return;
+    await this.flush();
+    this.writeCheckpoint();
+  }
+
+  /**
+   * Replaces `old` (consecutive segments still in this log) with the cleaned file at
+   * `swapPath` (`<old[0] base>.log.swap`, fsynced, holding batches with the same
+   * offsets range). Returns false, discarding the swap, if the segments changed
+   * meanwhile (retention deleted them). Synchronous: readers see the old list or the
+   * new one. A crash in here is completed by recovery (log-recovery.ts).
+   */
+  swapInCleaned(old: readonly LogSegment[], swapPath: string): boolean {
+    const first = this.segmentList.indexOf(old[0]);
+    const stillThere =
+      first >= 0 &&
+      old.every((s, i) => this.segmentList[first + i] === s) &&
+      first + old.length < this.segmentList.length;
+    if (!stillThere) {
+      unlinkSync(swapPath);
+      return false;
+    }
+    const base = old[0].baseOffset;
+    for (const s of old) {
+      this.dirty.delete(s);
+      s.delete();
+    }
+    renameSync(swapPath, join(this.dir, segmentFileName(base, '.log')));
+    fsyncDir(this.dir);
+    const replacement = LogSegment.open(this.dir, base, {
+      indexIntervalBytes: this.config.indexIntervalBytes,
+      segmentIndexBytes: this.config.segmentIndexBytes,
+    });
+    replacement.recover(0, base);
+    replacement.onBecomeInactive();
+    replacement.writeIndexes();
+    const next = [...this.segmentList];
+    next.splice(first, old.length, replacement);
+    this.segmentList = next;
+    return true;
+  }
+
+  /** Flushes everything, writes indexes and a checkpoint at the log end (clean shutdown), closes files. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    await this.groupCommit.idle();
+    this.closed = true;
+    const active = this.activeSegment;
+    for (const s of this.segmentList) {
+      if (s === active) s.onBecomeInactive();
+      s.writeIndexes();
+    }
+    this.recoveryPoint = {
+      offset: this.endOffset,
+      segment: active.baseOffset,
+      position: active.size,
+    };
+    this.writeCheckpoint();
+    for (const s of this.segmentList) s.close();
+    this.wakeWaiters();
+  }
+
+  /** Closes and removes the partition directory (DeleteTopics). */
+  async deleteAll(): Promise<void> {
+    await this.groupCommit.idle();
+    this.closed = true;
+    for (const s of this.segmentList) s.delete();
+    this.wakeWaiters();
+    for (const name of readdirSync(this.dir)) unlinkSync(join(this.dir, name));
+  }
+
+  /** Decoded records from `fromOffset` (tests and tools; the broker serves raw batches). */
+  *records(fromOffset = this.startOffset): Generator<LogRecord> {
+    let offset = fromOffset;
+    while (offset < this.endOffset) {
+      const { records } = this.read(offset, 1024 * 1024, true);
+      if (records.length === 0) return;
+      // Checks every CRC: a tool reading the log must never hand out a corrupt record.
+      for (const { position } of iterateBatches(records, 0, records.length, true)) {
+        for (const r of decodeRecords(records, position)) {
+          if (r.offset >= offset) yield r;
+        }
+        offset = Math.max(offset, batchLastOffset(records, position) + 1);
+      }
+    }
+  }
+}
+
+function fsyncDirAsync(dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    openFd(dir, 'r', (err, fd) => {
+      if (err) return reject(err);
+      fsync(fd, (syncErr) => {
+        closeFd(fd, () => (syncErr ? reject(syncErr) : resolve()));
+      });
+    });
+  });
+}
