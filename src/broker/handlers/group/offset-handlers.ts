@@ -1,0 +1,129 @@
+/**
+ * OffsetCommit, OffsetFetch and OffsetDelete: committed offsets through the
+ * GroupCoordinator, which makes them durable in __consumer_offsets before answering.
+ * Offsets for partitions that do not exist are refused per partition with
+ * UNKNOWN_TOPIC_OR_PARTITION, as Kafka does.
+ */
+import type { Message } from '../../../protocol/codec.ts';
+import { ErrorCode } from '../../../protocol/error-codes.ts';
+import type { OffsetCommitEntry } from '../../group/group-coordinator.ts';
+import type { RequestHandler } from '../handler.ts';
+import { code, type GroupHandlerServices, partitionExists } from './services.ts';
+
+type Handler = RequestHandler<GroupHandlerServices>;
+
+export const handleOffsetCommit: Handler = async (body, _ctx, { coordinator, logs }) => {
+  const entries: OffsetCommitEntry[] = [];
+  const answers: Array<{
+    name: string;
+    partitions: Array<{ partitionIndex: number; errorCode: number }>;
+  }> = [];
+  const pending: Array<{
+    partition: { partitionIndex: number; errorCode: number };
+    index: number;
+  }> = [];
+  for (const topic of body.topics as Message[]) {
+    const partitions: Array<{ partitionIndex: number; errorCode: number }> = [];
+    for (const p of topic.partitions as Message[]) {
+      const answer = { partitionIndex: p.partitionIndex, errorCode: 0 };
+      partitions.push(answer);
+      if (!partitionExists(logs, topic.name, p.partitionIndex)) {
+        answer.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        continue;
+      }
+      pending.push({ partition: answer, index: entries.length });
+      entries.push({
+        topic: topic.name,
+        partition: p.partitionIndex,
+        offset: Number(p.committedOffset),
+        leaderEpoch: p.committedLeaderEpoch,
+        metadata: p.committedMetadata,
+      });
+    }
+    answers.push({ name: topic.name, partitions });
+  }
+  const errors = await coordinator.commitOffsets({
+    groupId: body.groupId,
+    generationId: body.generationId,
+    memberId: body.memberId,
+    groupInstanceId: body.groupInstanceId,
+    offsets: entries,
+  });
+  for (const { partition, index } of pending) partition.errorCode = code(errors[index]!);
+  return { throttleTimeMs: 0, topics: answers };
+};
+
+type TopicRequest = { name: string; partitionIndexes: number[] } | null;
+
+function fetchGroup(
+  services: GroupHandlerServices,
+  groupId: string,
+  topics: TopicRequest[] | null,
+) {
+  const wanted =
+    topics === null
+      ? null
+      : topics.flatMap((t) =>
+          t!.partitionIndexes.map((partition) => ({ topic: t!.name, partition })),
+        );
+  const offsets = services.coordinator.fetchOffsets(groupId, wanted);
+  const byTopic = new Map<string, Message[]>();
+  for (const o of offsets) {
+    let list = byTopic.get(o.topic);
+    if (!list) {
+      list = [];
+      byTopic.set(o.topic, list);
+    }
+    list.push({
+      partitionIndex: o.partition,
+      committedOffset: BigInt(o.offset),
+      committedLeaderEpoch: o.leaderEpoch,
+      metadata: o.metadata,
+      errorCode: 0,
+    });
+  }
+  return [...byTopic].map(([name, partitions]) => ({ name, partitions }));
+}
+
+export const handleOffsetFetch: Handler = (body, ctx, services) => {
+  if (ctx.apiVersion >= 8) {
+    return {
+      throttleTimeMs: 0,
+      groups: body.groups.map((g: Message) => ({
+        groupId: g.groupId,
+        topics: fetchGroup(services, g.groupId, g.topics),
+        errorCode: 0,
+      })),
+    };
+  }
+  return {
+    throttleTimeMs: 0,
+    topics: fetchGroup(services, body.groupId, body.topics),
+    errorCode: 0,
+  };
+};
+
+export const handleOffsetDelete: Handler = async (body, _ctx, { coordinator }) => {
+  const partitions = (body.topics as Message[]).flatMap((t) =>
+    (t.partitions as Message[]).map((p) => ({
+      topic: t.name as string,
+      partition: p.partitionIndex as number,
+    })),
+  );
+  const result = await coordinator.deleteOffsets(body.groupId, partitions);
+  let i = 0;
+  return {
+    errorCode: code(result.error),
+    throttleTimeMs: 0,
+    topics:
+      result.error === 'NONE'
+        ? (body.topics as Message[]).map((t) => ({
+            name: t.name,
+            partitions: (t.partitions as Message[]).map((p) => ({
+              partitionIndex: p.partitionIndex,
+              errorCode: code(result.partitions[i++]!),
+            })),
+          }))
+        : [],
+  };
+};
