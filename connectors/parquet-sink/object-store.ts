@@ -1,0 +1,41 @@
+/**
+ * Where finished Parquet files go: a local folder or an S3 bucket, behind one small
+ * interface so the writer and recovery do not care which.
+ *
+ * Contract every store keeps:
+ *   - put() makes an object visible whole or not at all (local: temporary name, fsync,
+ *     rename, fsync of the folder; S3: one PUT or a completed multipart upload, aborted
+ *     on failure). A put that resolves is durable; one that rejects left nothing
+ *     visible under the key (an older object with the same key stays as it was).
+ *   - put() of the same key again replaces the object: replays overwrite.
+ *   - list() sees every object whose put() resolved.
+ * Errors are StoreError values: `retriable` says whether the same call may succeed
+ * later (network, throttling, 5xx), so the task can retry or fail with the message.
+ */
+
+export interface ObjectStore {
+  /** For messages: `file:///data/lake` or `s3://bucket (endpoint ...)`. */
+  readonly description: string;
+  /** Fail early with a clear message when the destination is unusable (no bucket, no access). */
+  check(): Promise<void>;
+  put(key: string, bytes: Uint8Array): Promise<void>;
+  /** Keys under a prefix (recursively), in lexicographic order. */
+  list(prefix: string): Promise<string[]>;
+  /** The last `length` bytes of an object (all of it when shorter). */
+  readTail(key: string, length: number): Promise<Uint8Array>;
+  /** The whole object (tests and tools; the sink itself reads only tails). */
+  get(key: string): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+export class StoreError extends Error {
+  readonly kind = 'store';
+  constructor(
+    message: string,
+    readonly retriable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}

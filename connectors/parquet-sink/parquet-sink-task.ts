@@ -1,0 +1,99 @@
+/**
+ * The Parquet sink's SinkTask: adapts the runtime's calls to ParquetSinkWriter.
+ *
+ *   start     parse the config, open the store and check it (a missing bucket or
+ *             refused credentials fail the task here, with S3's message)
+ *   open      recover each assigned partition from the store and seek there
+ *             (context.offset), so consumption resumes after the last durable file
+ *   put       buffer, rotate and upload; a transient store failure is a
+ *             RetriableException (the runner redelivers the batch, which the writer
+ *             de-duplicates by offset), a permanent one fails the task
+ *   preCommit commit only offsets whose records are in durable files
+ *   close     drop the revoked partitions' buffers (their new owner replays them)
+ * Every call comes from the task's runner, one at a time (sink-task.ts).
+ */
+import {
+  ConnectException,
+  parseConfig,
+  type SinkRecord,
+  type SinkTask,
+  type SinkTaskContext,
+  type TaskConfig,
+  type TopicPartition,
+  type TopicPartitionOffset,
+  topicPartitionKey,
+} from '../../src/connect/api/index.ts';
+import { parquetSinkConfigDefs, toSinkConfig, validateSinkConfig } from './config.ts';
+import { StoreError } from './object-store.ts';
+import { ParquetSinkWriter } from './sink-writer.ts';
+import { createStore } from './store-factory.ts';
+import { PARQUET_SINK_VERSION } from './version.ts';
+
+export class ParquetSinkTask implements SinkTask {
+  private writer: ParquetSinkWriter | undefined;
+  private context: SinkTaskContext | undefined;
+
+  version(): string {
+    return PARQUET_SINK_VERSION;
+  }
+
+  async start(config: TaskConfig, context: SinkTaskContext): Promise<void> {
+    const parsed = parseConfig(parquetSinkConfigDefs, config);
+    const errors = parsed.errors.length > 0 ? parsed.errors : validateSinkConfig(parsed.values);
+    if (errors.length > 0) {
+      throw new ConnectException(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
+    }
+    const settings = toSinkConfig(parsed.values);
+    const store = createStore(settings.store);
+    try {
+      await store.check();
+    } catch (e) {
+      await store.close();
+      const message = e instanceof StoreError ? e.message : String(e);
+      throw new ConnectException(`Parquet sink cannot use ${store.description}: ${message}`, {
+        cause: e,
+      });
+    }
+    this.context = context;
+    this.writer = new ParquetSinkWriter(settings, store, context.clock);
+  }
+
+  async open(partitions: readonly TopicPartition[]): Promise<void> {
+    const seeks = await this.started().open(partitions);
+    if (seeks.length > 0) this.context?.offset(seeks);
+  }
+
+  async put(records: readonly SinkRecord[]): Promise<void> {
+    await this.started().put(records);
+  }
+
+  preCommit(currentOffsets: readonly TopicPartitionOffset[]): TopicPartitionOffset[] {
+    const durable = new Map(
+      this.started()
+        .committableOffsets()
+        .map((o) => [topicPartitionKey(o), o.offset]),
+    );
+    const out: TopicPartitionOffset[] = [];
+    for (const current of currentOffsets) {
+      const offset = durable.get(topicPartitionKey(current));
+      if (offset === undefined) continue;
+      out.push({ ...current, offset: Math.min(offset, current.offset) });
+    }
+    return out;
+  }
+
+  close(partitions: readonly TopicPartition[]): void {
+    this.writer?.close(partitions);
+  }
+
+  async stop(): Promise<void> {
+    const writer = this.writer;
+    this.writer = undefined;
+    await writer?.stop();
+  }
+
+  private started(): ParquetSinkWriter {
+    if (!this.writer) throw new ConnectException('Parquet sink task used before start()');
+    return this.writer;
+  }
+}

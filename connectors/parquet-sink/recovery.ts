@@ -1,0 +1,105 @@
+/**
+ * Recovering a topic partition's position from the store itself, so exactly-once
+ * files survive crashes without trusting consumer offsets.
+ *
+ * Files are written in "commit groups": all the files a topic partition had open
+ * when it rotated (one per encoded partition), covering offsets G..E together. Each
+ * file's footer records its group: connect.group.start = G, connect.group.end = E
+ * (the last offset consumed into the group, gaps from compaction included, so the
+ * position is exact), connect.group.files = N. A group's files are uploaded only
+ * after the previous group is complete, so only the newest group can be incomplete.
+ *
+ * Recovery reads one footer: that of the file with the highest start offset, which
+ * belongs to the newest group. If N files of the partition start within G..E, the
+ * group is complete: resume at E + 1. Otherwise a crash cut the group short: resume
+ * at G and close the replayed group exactly at E (`pendingBoundary`), which rewrites
+ * the same files, with the same names and bytes, even when the original boundary came
+ * from the wall clock (rotate.schedule.interval.ms) or memory pressure.
+ */
+import { parseFileName, topicPrefix } from './file-naming.ts';
+import { FOOTER_TAIL_GUESS, footerLength, readFooter } from './footer-reader.ts';
+import type { ObjectStore } from './object-store.ts';
+
+export const KV_TOPIC = 'connect.topic';
+export const KV_PARTITION = 'connect.partition';
+export const KV_GROUP_START = 'connect.group.start';
+export const KV_GROUP_END = 'connect.group.end';
+export const KV_GROUP_FILES = 'connect.group.files';
+
+export interface GroupMetadata {
+  topic: string;
+  partition: number;
+  start: number;
+  end: number;
+  files: number;
+}
+
+export function groupKv(g: GroupMetadata): Array<{ key: string; value: string }> {
+  return [
+    { key: KV_TOPIC, value: g.topic },
+    { key: KV_PARTITION, value: String(g.partition) },
+    { key: KV_GROUP_START, value: String(g.start) },
+    { key: KV_GROUP_END, value: String(g.end) },
+    { key: KV_GROUP_FILES, value: String(g.files) },
+  ];
+}
+
+export interface RecoveredPosition {
+  /** The next offset to consume. */
+  nextOffset: number;
+  /** When the newest group is incomplete: the offset at which its replay must close. */
+  pendingBoundary?: number;
+  /** The newest group as its footer describes it. */
+  lastGroup: GroupMetadata;
+}
+
+export class RecoveryError extends Error {
+  readonly kind = 'recovery';
+}
+
+/** The position of a topic partition in the store; undefined when it has no files. */
+export async function recoverPosition(
+  store: ObjectStore,
+  topicsDir: string,
+  topic: string,
+  partition: number,
+): Promise<RecoveredPosition | undefined> {
+  const files = (await store.list(topicPrefix(topicsDir, topic)))
+    .map((key) => ({ key, coords: parseFileName(key) }))
+    .filter((f) => f.coords?.topic === topic && f.coords.kafkaPartition === partition);
+  if (files.length === 0) return undefined;
+  let newest = files[0] as (typeof files)[number];
+  for (const f of files) {
+    if ((f.coords?.startOffset ?? -1) > (newest.coords?.startOffset ?? -1)) newest = f;
+  }
+  const group = await readGroup(store, newest.key);
+  const members = files.filter((f) => {
+    const start = f.coords?.startOffset ?? -1;
+    return start >= group.start && start <= group.end;
+  }).length;
+  if (members >= group.files) return { nextOffset: group.end + 1, lastGroup: group };
+  return { nextOffset: group.start, pendingBoundary: group.end, lastGroup: group };
+}
+
+export async function readGroup(store: ObjectStore, key: string): Promise<GroupMetadata> {
+  let tail = await store.readTail(key, FOOTER_TAIL_GUESS);
+  const needed = footerLength(tail) + 8;
+  if (needed > tail.length) tail = await store.readTail(key, needed);
+  const kv = readFooter(tail).kv;
+  const number = (k: string): number => {
+    const v = Number(kv.get(k));
+    if (!kv.has(k) || !Number.isSafeInteger(v)) {
+      throw new RecoveryError(
+        `${store.description}/${key} has no '${k}' in its footer: it was not written by this sink (move it away or use another topics.dir)`,
+      );
+    }
+    return v;
+  };
+  return {
+    topic: kv.get(KV_TOPIC) ?? '',
+    partition: number(KV_PARTITION),
+    start: number(KV_GROUP_START),
+    end: number(KV_GROUP_END),
+    files: number(KV_GROUP_FILES),
+  };
+}

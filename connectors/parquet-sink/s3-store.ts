@@ -1,0 +1,226 @@
+/**
+ * An S3 bucket (or MinIO, s3rver, any S3-compatible store) as the object store.
+ *
+ * Writes: objects up to `s3.part.size` bytes go in one PutObject; larger ones in a
+ * multipart upload of `s3.part.size` parts. S3 shows an object only when PutObject or
+ * CompleteMultipartUpload succeeds, so no partial object is ever visible; a failed
+ * multipart upload is aborted so its parts do not linger (and cost) in the bucket.
+ *
+ * Retries: each S3 call is tried `s3.part.retries` + 1 times with exponential back-off
+ * from `s3.retry.backoff.ms` (doubling, capped at 20 s, with jitter so tasks do not
+ * retry in lockstep) when the failure is transient: network errors, 5xx, throttling.
+ * The SDK's own retries are turned off so the two do not multiply. Permanent failures
+ * (no such bucket, access denied, bad credentials) fail at once with a message that
+ * names the bucket, the key and S3's error code.
+ *
+ * Credentials come from the SDK's default chain (env, shared config/credentials files,
+ * SSO, web identity, ECS/EC2 metadata) unless given explicitly.
+ */
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { type ObjectStore, StoreError } from './object-store.ts';
+
+export interface S3StoreSettings {
+  bucket: string;
+  region: string;
+  /** Endpoint override (MinIO, s3rver); empty for AWS. */
+  endpoint: string;
+  pathStyle: boolean;
+  partSize: number;
+  retries: number;
+  backoffMs: number;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Injected for tests: how to wait between retries. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const MAX_BACKOFF_MS = 20_000;
+const TRANSIENT_CODES = new Set([
+  'SlowDown',
+  'Throttling',
+  'ThrottlingException',
+  'RequestTimeout',
+  'RequestTimeTooSkewed',
+  'InternalError',
+  'ServiceUnavailable',
+]);
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+
+export class S3Store implements ObjectStore {
+  readonly description: string;
+  private readonly client: S3Client;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly s: S3StoreSettings) {
+    this.description = `s3://${s.bucket}${s.endpoint ? ` at ${s.endpoint}` : ''} (region ${s.region})`;
+    const config: S3ClientConfig = {
+      region: s.region,
+      forcePathStyle: s.pathStyle,
+      maxAttempts: 1,
+    };
+    if (s.endpoint) config.endpoint = s.endpoint;
+    if (s.credentials) config.credentials = s.credentials;
+    this.client = new S3Client(config);
+    this.sleep = s.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /**
+   * A one-key listing rather than HeadBucket: recovery needs list permission anyway,
+   * and a listing's error body names the problem (HEAD answers carry no body).
+   */
+  async check(): Promise<void> {
+    await this.call('list', '', () =>
+      this.client.send(new ListObjectsV2Command({ Bucket: this.s.bucket, MaxKeys: 1 })),
+    );
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    if (bytes.byteLength <= this.s.partSize) {
+      await this.call('write', key, () =>
+        this.client.send(new PutObjectCommand({ Bucket: this.s.bucket, Key: key, Body: bytes })),
+      );
+      return;
+    }
+    await this.putMultipart(key, bytes);
+  }
+
+  private async putMultipart(key: string, bytes: Uint8Array): Promise<void> {
+    const created = await this.call('start a multipart upload of', key, () =>
+      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.s.bucket, Key: key })),
+    );
+    const uploadId = created.UploadId as string;
+    try {
+      const parts: Array<{ ETag: string; PartNumber: number }> = [];
+      for (let offset = 0, n = 1; offset < bytes.byteLength; offset += this.s.partSize, n++) {
+        const body = bytes.subarray(offset, Math.min(offset + this.s.partSize, bytes.byteLength));
+        const part = await this.call(`upload part ${n} of`, key, () =>
+          this.client.send(
+            new UploadPartCommand({
+              Bucket: this.s.bucket,
+              Key: key,
+              UploadId: uploadId,
+              PartNumber: n,
+              Body: body,
+            }),
+          ),
+        );
+        parts.push({ ETag: part.ETag as string, PartNumber: n });
+      }
+      await this.call('complete the multipart upload of', key, () =>
+        this.client.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: this.s.bucket,
+            Key: key,
+            UploadId: uploadId,
+            MultipartUpload: { Parts: parts },
+          }),
+        ),
+      );
+    } catch (e) {
+      // Best effort: if the abort fails too, a bucket lifecycle rule for incomplete
+      // uploads is the backstop; the original error is the one worth reporting.
+      await this.client
+        .send(
+          new AbortMultipartUploadCommand({ Bucket: this.s.bucket, Key: key, UploadId: uploadId }),
+        )
+        .catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.call('list', prefix, () =>
+        this.client.send(
+          new ListObjectsV2Command({
+            Bucket: this.s.bucket,
+            Prefix: prefix,
+            ContinuationToken: token,
+          }),
+        ),
+      );
+      for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return keys.sort();
+  }
+
+  async readTail(key: string, length: number): Promise<Uint8Array> {
+    const bytes = await this.read(key, `bytes=-${length}`);
+    // s3rver answers a suffix range with one byte too many; keep exactly the tail.
+    return bytes.length > length ? bytes.subarray(bytes.length - length) : bytes;
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    return this.read(key, undefined);
+  }
+
+  private async read(key: string, range: string | undefined): Promise<Uint8Array> {
+    return this.call('read', key, async () => {
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.s.bucket, Key: key, Range: range }),
+      );
+      return (await out.Body?.transformToByteArray()) ?? new Uint8Array();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+
+  /** Run one S3 call with retries; failures become StoreErrors naming what failed. */
+  private async call<T>(what: string, key: string, fn: () => Promise<T>): Promise<T> {
+    let delay = this.s.backoffMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        const transient = isTransient(e);
+        if (!transient || attempt >= this.s.retries) {
+          const target = key ? `s3://${this.s.bucket}/${key}` : `s3://${this.s.bucket}`;
+          const tries = attempt > 0 ? ` after ${attempt + 1} attempts` : '';
+          throw new StoreError(
+            `cannot ${what} ${target}${tries}: ${describe(e)}${this.s.endpoint ? ` (endpoint ${this.s.endpoint})` : ''}`,
+            transient,
+            { cause: e },
+          );
+        }
+        await this.sleep(Math.min(delay, MAX_BACKOFF_MS) * (0.5 + Math.random() / 2));
+        delay *= 2;
+      }
+    }
+  }
+}
+
+function isTransient(e: unknown): boolean {
+  const err = e as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  const status = err.$metadata?.httpStatusCode;
+  if (status !== undefined && status >= 500) return true;
+  if (err.name && TRANSIENT_CODES.has(err.name)) return true;
+  return err.code !== undefined && NETWORK_CODES.has(err.code);
+}
+
+function describe(e: unknown): string {
+  const err = e as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  const status = err.$metadata?.httpStatusCode;
+  // HeadBucket answers have no body, so the SDK's message is only the status; say it.
+  if (err.name === 'NotFound' || (status === 404 && err.name === 'Unknown')) {
+    return 'NoSuchBucket: the bucket does not exist';
+  }
+  if (status === 403 && (err.name === 'Forbidden' || err.name === 'Unknown')) {
+    return 'AccessDenied: the credentials may not use this bucket';
+  }
+  const code = err.name && err.name !== 'Error' ? `${err.name}: ` : '';
+  return `${code}${err.message ?? String(e)}${status ? ` (HTTP ${status})` : ''}`;
+}

@@ -1,0 +1,392 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ManualClock,
+  Schemas,
+  type SinkRecord,
+  type TopicPartition,
+} from '../../../src/connect/api/index.ts';
+import type { ParquetSinkConfig } from '../config.ts';
+import { LocalStore } from '../local-store.ts';
+import type { ObjectStore } from '../object-store.ts';
+import { readGroup } from '../recovery.ts';
+import { ParquetSinkWriter } from '../sink-writer.ts';
+import { query, scan } from './duckdb.ts';
+import { orderRecords, sinkConfig, sinkRecord, T0 } from './fixtures.ts';
+
+let dir: string;
+const cleanups: Array<() => Promise<void>> = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'parquet-sink-'));
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ORDERS = 'shop.public.orders';
+const tp = (partition = 0, topic = ORDERS): TopicPartition => ({ topic, partition });
+
+function localStore(sub = 'lake'): LocalStore {
+  return new LocalStore(pathToFileURL(join(dir, sub)).href);
+}
+
+async function sink(
+  over: Partial<ParquetSinkConfig> = {},
+  store: ObjectStore = localStore(),
+  clock = new ManualClock(T0),
+): Promise<ParquetSinkWriter> {
+  const w = new ParquetSinkWriter(sinkConfig({ kind: 'local', url: '' }, over), store, clock);
+  cleanups.push(() => w.stop());
+  return w;
+}
+
+/** Every object in a store with its bytes, for byte-for-byte comparisons. */
+async function snapshot(store: ObjectStore): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const key of await store.list('')) {
+    out.set(key, Buffer.from(await store.get(key)).toString('base64'));
+  }
+  return out;
+}
+
+describe('Parquet sink writer on a local folder', () => {
+  it('writes CDC rows in files of flush.size records that DuckDB reads back with the same counts, sums and Hive columns', async () => {
+    const w = await sink({ flushSize: 100 });
+    await w.open([tp(0), tp(1)]);
+    await w.put([...orderRecords(ORDERS, 0, 0, 250), ...orderRecords(ORDERS, 1, 0, 120)]);
+
+    expect(readdirSync(join(dir, 'lake/topics', ORDERS, 'partition=0')).sort()).toEqual([
+      `${ORDERS}+0+0000000000.parquet`,
+      `${ORDERS}+0+0000000100.parquet`,
+    ]);
+    const [agg] = await query(
+      `SELECT count(*) AS n, sum(id) AS ids, sum(amount)::VARCHAR AS amount,
+              count(DISTINCT partition) AS parts, min(updated_at)::VARCHAR AS first
+       FROM ${scan(join(dir, 'lake/topics', ORDERS))}`,
+    );
+    const sent = [
+      ...Array.from({ length: 200 }, (_, i) => i),
+      ...Array.from({ length: 100 }, (_, i) => i),
+    ];
+    expect(agg).toEqual({
+      n: 300n,
+      ids: BigInt(sent.reduce((s, i) => s + 1000 + i, 0)),
+      amount: (sent.reduce((s, i) => s + (i * 101 - 500), 0) / 100).toFixed(2),
+      parts: 2n,
+      first: '2026-11-28 22:30:00',
+    });
+    // Only durable data counts: 50 and 20 records are still buffered.
+    expect(w.committableOffsets()).toEqual([
+      { topic: ORDERS, partition: 0, offset: 200 },
+      { topic: ORDERS, partition: 1, offset: 100 },
+    ]);
+  });
+
+  it('rotates on rotate.interval.ms by record time, so files hold fixed time spans', async () => {
+    const w = await sink({ flushSize: 1000, rotateIntervalMs: 30 * 60_000 });
+    await w.open([tp()]);
+    await w.put(orderRecords(ORDERS, 0, 0, 95)); // one record a minute
+    const written = w.writer(tp())?.written.map((k) => k.slice(k.lastIndexOf('+') + 1));
+    expect(written).toEqual(['0000000000.parquet', '0000000030.parquet', '0000000060.parquet']);
+    const rows = await query(
+      `SELECT filename LIKE '%0030.parquet' AS second, count(*) AS n,
+              (max(epoch_ms(shipped_at)) - min(epoch_ms(shipped_at))) AS span
+       FROM read_parquet('${dir}/lake/topics/${ORDERS}/*/*.parquet', filename = true)
+       GROUP BY ALL ORDER BY second`,
+    );
+    expect(rows.find((r) => r.second === true)).toEqual({
+      second: true,
+      n: 30n,
+      span: 28n * 60_000n,
+    });
+  });
+
+  it('puts each Field partition value in its own folder, all closed together as one group', async () => {
+    const w = await sink({
+      flushSize: 30,
+      partitioner: {
+        ...sinkConfig({ kind: 'local', url: '' }).partitioner,
+        className: 'FieldPartitioner',
+        fieldNames: ['customer'],
+      },
+    });
+    await w.open([tp()]);
+    await w.put(orderRecords(ORDERS, 0, 0, 30));
+    const written = w.writer(tp())?.written ?? [];
+    expect(written).toHaveLength(7);
+    expect(written[0]).toBe(`topics/${ORDERS}/customer=customer-0/${ORDERS}+0+0000000000.parquet`);
+    const group = await readGroup(localStore(), written[3] as string);
+    expect(group).toEqual({ topic: ORDERS, partition: 0, start: 0, end: 29, files: 7 });
+    const rows = await query(
+      `SELECT customer, count(*) AS n FROM ${scan(join(dir, 'lake/topics', ORDERS))} GROUP BY 1 ORDER BY 1`,
+    );
+    expect(rows[0]).toEqual({ customer: 'customer-0', n: 5n });
+  });
+
+  it('recovers the next offset from the store after a crash and replays to byte-identical files', async () => {
+    const reference = await sink({ flushSize: 100 }, localStore('reference'));
+    await reference.open([tp()]);
+    await reference.put(orderRecords(ORDERS, 0, 0, 350));
+
+    const store = localStore('crashed');
+    const first = await sink({ flushSize: 100 }, store);
+    expect(await first.open([tp()])).toEqual([]); // nothing in the store yet
+    await first.put(orderRecords(ORDERS, 0, 0, 170)); // crash: 70 buffered records are lost
+
+    const second = await sink({ flushSize: 100 }, store);
+    expect(await second.open([tp()])).toEqual([{ topic: ORDERS, partition: 0, offset: 100 }]);
+    await second.put(orderRecords(ORDERS, 0, 100, 250));
+
+    expect(await snapshot(store)).toEqual(await snapshot(localStore('reference')));
+  });
+
+  it('resumes exactly after the last written offset when compaction left gaps', async () => {
+    const records = orderRecords(ORDERS, 0, 0, 60).filter((r) => r.kafkaOffset % 3 !== 1);
+    const first = await sink({ flushSize: 10 });
+    await first.open([tp()]);
+    await first.put(records.slice(0, 25)); // two files of 10; offsets up to 28 written
+    const second = await sink({ flushSize: 10 });
+    const lastWritten = records[19]?.kafkaOffset as number;
+    expect(await second.open([tp()])).toEqual([
+      { topic: ORDERS, partition: 0, offset: lastWritten + 1 },
+    ]);
+  });
+
+  it('replays a group cut short by a crash to its recorded boundary, even when the wall clock cut it', async () => {
+    const partitioner = {
+      ...sinkConfig({ kind: 'local', url: '' }).partitioner,
+      className: 'Field',
+      fieldNames: ['status'],
+    };
+    const over = { flushSize: 1000, rotateScheduleIntervalMs: 60_000, partitioner };
+    const records = orderRecords(ORDERS, 0, 0, 40);
+
+    // Crash-free run: the schedule fires after offset 24.
+    const clockA = new ManualClock(T0);
+    const reference = await sink(over, localStore('reference'), clockA);
+    await reference.open([tp()]);
+    await reference.put(records.slice(0, 25));
+    clockA.advance(60_000);
+    await reference.put([]);
+
+    // Same run, but the store fails after the first file of the group.
+    const clockB = new ManualClock(T0);
+    const store = new FailAfter(localStore('crashed'), 1);
+    const crashing = await sink(over, store, clockB);
+    await crashing.open([tp()]);
+    await crashing.put(records.slice(0, 25));
+    clockB.advance(60_000);
+    await expect(crashing.put([])).rejects.toThrow(/injected failure/);
+
+    // Restart much later: the clock alone would now cut elsewhere.
+    const clockC = new ManualClock(T0 + 3_600_000);
+    const restarted = await sink(over, localStore('crashed'), clockC);
+    expect(await restarted.open([tp()])).toEqual([{ topic: ORDERS, partition: 0, offset: 0 }]);
+    await restarted.put(records.slice(0, 30));
+    expect(await snapshot(localStore('crashed'))).toEqual(await snapshot(localStore('reference')));
+    expect(restarted.committableOffsets()).toEqual([{ topic: ORDERS, partition: 0, offset: 25 }]);
+  });
+
+  it('handles null values per behavior.on.null.values: fail, ignore, or write a row of nulls', async () => {
+    const tombstone = (offset: number) =>
+      sinkRecord(ORDERS, 0, offset, null, { key: { id: 7 }, valueSchema: null });
+    const records = [
+      ...orderRecords(ORDERS, 0, 0, 3),
+      tombstone(3),
+      ...orderRecords(ORDERS, 0, 4, 2),
+    ];
+
+    const failing = await sink({ flushSize: 6, nullBehavior: 'fail' });
+    await failing.open([tp()]);
+    await expect(failing.put(records)).rejects.toMatchObject({
+      kind: 'data',
+      message: expect.stringMatching(/shop.public.orders-0@3 has a null value/),
+    });
+
+    const ignoring = await sink({ flushSize: 5, nullBehavior: 'ignore' }, localStore('ignore'));
+    await ignoring.open([tp()]);
+    await ignoring.put(records);
+    const [ignored] = await query(`SELECT count(*) AS n FROM ${scan(join(dir, 'ignore'))}`);
+    expect(ignored).toEqual({ n: 5n });
+
+    const writing = await sink(
+      { flushSize: 6, nullBehavior: 'write', storeKeys: true },
+      localStore('write'),
+    );
+    await writing.open([tp()]);
+    await writing.put(records);
+    const rows = await query(
+      `SELECT id, __kafka_key FROM ${scan(join(dir, 'write'))} ORDER BY __kafka_key`,
+    );
+    expect(rows).toHaveLength(6);
+    expect(rows).toContainEqual({ id: null, __kafka_key: '{"id":7}' });
+  });
+
+  it('infers schemas for schemaless JSON: new fields extend the file, a type change starts a new one', async () => {
+    const json = (offset: number, value: unknown) => sinkRecord('events', 0, offset, value);
+    const records = [
+      json(0, { id: 1, name: 'a' }),
+      json(1, { id: 2, name: 'b', tags: ['x'] }),
+      json(2, { id: 3, price: 2.5 }),
+      json(3, { id: 4, price: 3 }),
+      json(4, { id: 'five' }),
+      json(5, { id: 'six' }),
+    ];
+    const w = await sink({ flushSize: 6, compatibility: 'BACKWARD' });
+    await w.open([tp(0, 'events')]);
+    await w.put(records);
+    await w.put([6, 7, 8, 9].map((o) => json(o, { id: `#${o}` })));
+    expect(w.writer(tp(0, 'events'))?.written.map((k) => k.slice(-12))).toEqual([
+      '0000.parquet',
+      '0004.parquet',
+    ]);
+    const path = join(dir, 'lake/topics/events/partition=0');
+    const first = await query(
+      `SELECT id, name, tags::VARCHAR AS tags, price FROM read_parquet('${path}/events+0+0000000000.parquet') ORDER BY id`,
+    );
+    expect(first).toEqual([
+      { id: 1n, name: 'a', tags: null, price: null },
+      { id: 2n, name: 'b', tags: '[x]', price: null },
+      { id: 3n, name: null, tags: null, price: 2.5 },
+      { id: 4n, name: null, tags: null, price: 3 },
+    ]);
+
+    const strict = await sink({ flushSize: 6, compatibility: 'NONE' }, localStore('none'));
+    await strict.open([tp(0, 'events')]);
+    await strict.put(records);
+    // NONE: every schema change is a new file: {id,name} | +tags | {id,price} | id as text (open).
+    expect(strict.writer(tp(0, 'events'))?.written.map((k) => k.slice(-12))).toEqual([
+      '0000.parquet',
+      '0001.parquet',
+      '0002.parquet',
+    ]);
+  });
+
+  it('keeps buffered data under buffer.memory.max.bytes by writing the largest partitions early', async () => {
+    const cap = 1024 * 1024;
+    const w = await sink({ flushSize: 1_000_000, memoryMaxBytes: cap });
+    const partitions = [0, 1, 2, 3].map((p) => tp(p));
+    await w.open(partitions);
+    let peak = 0;
+    for (let batch = 0; batch < 20; batch++) {
+      await w.put(partitions.flatMap((p) => orderRecords(ORDERS, p.partition, batch * 500, 500)));
+      peak = Math.max(peak, w.bufferedBytes);
+    }
+    expect(peak).toBeLessThanOrEqual(cap);
+    const [agg] = await query(`SELECT count(*) AS n FROM ${scan(join(dir, 'lake'))}`);
+    expect(Number(agg?.n)).toBeGreaterThan(0);
+    const committed = w.committableOffsets().reduce((n, o) => n + o.offset, 0);
+    expect(Number(agg?.n)).toBe(committed);
+  });
+
+  it('writes Debezium envelopes as nested structs that DuckDB reads with dotted paths', async () => {
+    const row = Schemas.struct([
+      ['id', Schemas.int64()],
+      ['status', Schemas.string({ optional: true })],
+    ]);
+    const envelope = Schemas.struct([
+      ['before', { ...row, optional: true }],
+      ['after', { ...row, optional: true }],
+      [
+        'source',
+        Schemas.struct([
+          ['lsn', Schemas.int64()],
+          ['table', Schemas.string()],
+        ]),
+      ],
+      ['op', Schemas.string()],
+      ['ts_ms', Schemas.int64({ optional: true })],
+    ]);
+    const change = (offset: number, op: string, before: unknown, after: unknown) =>
+      sinkRecord(
+        ORDERS,
+        0,
+        offset,
+        {
+          before,
+          after,
+          source: { lsn: 1000 + offset, table: 'orders' },
+          op,
+          ts_ms: T0 + offset,
+        },
+        { valueSchema: envelope },
+      );
+    const w = await sink({ flushSize: 3 });
+    await w.open([tp()]);
+    await w.put([
+      change(0, 'c', null, { id: 1, status: 'NEW' }),
+      change(1, 'u', { id: 1, status: 'NEW' }, { id: 1, status: 'PAID' }),
+      change(2, 'd', { id: 1, status: 'PAID' }, null),
+    ]);
+    const rows = await query(
+      `SELECT op, before.status AS was, after.status AS now, source.lsn AS lsn
+       FROM ${scan(join(dir, 'lake'))} ORDER BY lsn`,
+    );
+    expect(rows).toEqual([
+      { op: 'c', was: null, now: 'NEW', lsn: 1000n },
+      { op: 'u', was: 'NEW', now: 'PAID', lsn: 1001n },
+      { op: 'd', was: 'PAID', now: null, lsn: 1002n },
+    ]);
+  });
+
+  it('writes Kafka keys and headers as columns when store.kafka.keys/headers are on', async () => {
+    const w = await sink({ flushSize: 2, storeKeys: true, storeHeaders: true });
+    await w.open([tp()]);
+    const schema = Schemas.struct([['v', Schemas.int32()]]);
+    const record = (offset: number): SinkRecord =>
+      sinkRecord(
+        ORDERS,
+        0,
+        offset,
+        { v: offset },
+        {
+          valueSchema: schema,
+          key: `k${offset}`,
+          headers: [{ key: 'trace', value: new Uint8Array([1, 2, 3]) }],
+        },
+      );
+    await w.put([record(0), record(1)]);
+    const rows = await query(
+      `SELECT v, __kafka_key, __kafka_headers[1].value AS h FROM ${scan(join(dir, 'lake'))} ORDER BY v`,
+    );
+    expect(rows).toEqual([
+      { v: 0, __kafka_key: 'k0', h: 'AQID' },
+      { v: 1, __kafka_key: 'k1', h: 'AQID' },
+    ]);
+  });
+});
+
+/** A store whose puts fail after `n` successes, as a crash mid-upload would leave it. */
+class FailAfter implements ObjectStore {
+  private puts = 0;
+  constructor(
+    private readonly inner: ObjectStore,
+    private readonly n: number,
+  ) {}
+  get description() {
+    return this.inner.description;
+  }
+  check() {
+    return this.inner.check();
+  }
+  async put(key: string, bytes: Uint8Array) {
+    if (this.puts++ >= this.n) throw new Error('injected failure');
+    await this.inner.put(key, bytes);
+  }
+  list(prefix: string) {
+    return this.inner.list(prefix);
+  }
+  readTail(key: string, length: number) {
+    return this.inner.readTail(key, length);
+  }
+  get(key: string) {
+    return this.inner.get(key);
+  }
+  close() {
+    return this.inner.close();
+  }
+}
