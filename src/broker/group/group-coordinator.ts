@@ -727,6 +727,12 @@ export class GroupCoordinator {
     this.groups.get(groupId)?.offsets.delete(Group.offsetKey(topic, partition));
   }
 
+  /** A group tombstone: the group was deleted (its offsets were tombstoned before it). */
+  forgetRestoredGroup(groupId: string): void {
+    const group = this.groups.get(groupId);
+    if (group && group.members.size === 0) this.groups.delete(groupId);
+  }
+
   /**
    * A stored group comes back Empty with its generation and protocol type: its members'
    * sessions did not survive the restart, so they rejoin. Static members rejoin into
@@ -784,6 +790,7 @@ export class GroupCoordinator {
     const group = this.groups.get(groupId);
     if (!group || group.state === 'Dead') return 'GROUP_ID_NOT_FOUND';
     if (group.state !== 'Empty') return 'NON_EMPTY_GROUP';
+    await this.store?.removeOffsets(groupId, [...group.offsets.values()]);
     await this.store?.removeGroup(groupId);
     group.state = 'Dead';
     this.groups.delete(groupId);

@@ -1,0 +1,172 @@
+/**
+ * The GroupStore on the compacted internal topic `__consumer_offsets`, as Kafka keeps
+ * it: one record per committed offset and one per group's membership snapshot, keyed
+ * so that compaction keeps only the latest of each, tombstones for deletions. A group
+ * always lands on partition `abs(hashCode(groupId)) % partitions`, so its records
+ * stay in order.
+ *
+ * Durability: a commit is acknowledged to the client only after the append resolved,
+ * i.e. when the topic's flush policy says it is durable (the same policy as every
+ * other topic). On start, `loadInto` reads every partition from its start and replays
+ * the records into the coordinator, so offsets and generations survive a restart.
+ *
+ * Single-threaded: used by the GroupCoordinator on the broker thread.
+ */
+import {
+  decodeRecords,
+  encodeBatch,
+  iterateBatches,
+  type RecordInput,
+} from '../../protocol/record-batch.ts';
+import type { Clock } from '../../util/clock.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { LogManager } from '../log/log-manager.ts';
+import type {
+  GroupCoordinator,
+  GroupSnapshot,
+  GroupStore,
+  OffsetCommitEntry,
+} from './group-coordinator.ts';
+import {
+  decodeGroupValue,
+  decodeKey,
+  decodeOffsetValue,
+  encodeGroupKey,
+  encodeGroupValue,
+  encodeOffsetKey,
+  encodeOffsetValue,
+  offsetsPartitionFor,
+} from './offsets-topic-format.ts';
+
+export const OFFSETS_TOPIC = '__consumer_offsets';
+
+/** Bytes read per step while loading; whole batches are returned, so any size works. */
+const LOAD_CHUNK_BYTES = 4 * 1024 * 1024;
+
+export interface OffsetsTopicOptions {
+  partitions: number;
+  segmentBytes: number;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class OffsetsTopicStore implements GroupStore {
+  private readonly partitions: number;
+
+  private constructor(
+    private readonly logs: LogManager,
+    private readonly options: OffsetsTopicOptions,
+  ) {
+    // An existing topic keeps its partition count: groups must stay where they are.
+    this.partitions = logs.topic(OFFSETS_TOPIC)?.partitions ?? options.partitions;
+  }
+
+  static open(logs: LogManager, options: OffsetsTopicOptions): OffsetsTopicStore {
+    if (!logs.topic(OFFSETS_TOPIC)) {
+      logs.createTopic(OFFSETS_TOPIC, options.partitions, {
+        'cleanup.policy': 'compact',
+        'segment.bytes': String(options.segmentBytes),
+      });
+    }
+    return new OffsetsTopicStore(logs, options);
+  }
+
+  /** Replays every partition into the coordinator. */
+  loadInto(coordinator: GroupCoordinator): { offsets: number; groups: number } {
+    let offsets = 0;
+    let groups = 0;
+    for (let partition = 0; partition < this.partitions; partition++) {
+      const log = this.logs.getLog(OFFSETS_TOPIC, partition);
+      let next = log.earliestOffset();
+      const end = log.latestOffset();
+      while (next < end) {
+        const { records } = log.read(next, LOAD_CHUNK_BYTES, true);
+        if (records.length === 0) break;
+        for (const { position } of iterateBatches(records)) {
+          for (const record of decodeRecords(records, position)) {
+            next = record.offset + 1;
+            if (record.offset < log.earliestOffset() || record.key === null) continue;
+            const key = decodeKey(record.key);
+            if (!key) continue;
+            if (key.kind === 'offset') {
+              if (record.value === null) {
+                coordinator.removeRestoredOffset(key.groupId, key.topic, key.partition);
+                continue;
+              }
+              const value = decodeOffsetValue(record.value);
+              if (!value) continue;
+              coordinator.restoreOffset(key.groupId, {
+                topic: key.topic,
+                partition: key.partition,
+                offset: value.offset,
+                leaderEpoch: value.leaderEpoch,
+                metadata: value.metadata,
+                commitTimestamp: value.commitTimestamp,
+              });
+              offsets++;
+            } else if (record.value === null) {
+              coordinator.forgetRestoredGroup(key.groupId);
+            } else {
+              const snapshot = decodeGroupValue(key.groupId, record.value);
+              if (snapshot) {
+                coordinator.restoreGroup(snapshot);
+                groups++;
+              }
+            }
+          }
+        }
+      }
+    }
+    this.options.logger.info({ offsets, groups }, 'loaded committed offsets and groups');
+    return { offsets, groups };
+  }
+
+  async storeOffsets(
+    groupId: string,
+    offsets: Array<OffsetCommitEntry & { commitTimestamp: number }>,
+  ): Promise<void> {
+    await this.append(
+      groupId,
+      offsets.map((o) => ({
+        key: encodeOffsetKey(groupId, o.topic, o.partition),
+        value: encodeOffsetValue(o),
+      })),
+    );
+  }
+
+  async removeOffsets(
+    groupId: string,
+    partitions: Array<{ topic: string; partition: number }>,
+  ): Promise<void> {
+    await this.append(
+      groupId,
+      partitions.map((p) => ({ key: encodeOffsetKey(groupId, p.topic, p.partition), value: null })),
+    );
+  }
+
+  async storeGroup(snapshot: GroupSnapshot): Promise<void> {
+    const now = this.options.clock.now();
+    await this.append(snapshot.groupId, [
+      { key: encodeGroupKey(snapshot.groupId), value: encodeGroupValue(snapshot, now) },
+    ]);
+  }
+
+  async removeGroup(groupId: string): Promise<void> {
+    await this.append(groupId, [{ key: encodeGroupKey(groupId), value: null }]);
+  }
+
+  private async append(
+    groupId: string,
+    entries: Array<{ key: Buffer; value: Buffer | null }>,
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    const now = this.options.clock.now();
+    const records: RecordInput[] = entries.map((e) => ({
+      key: e.key,
+      value: e.value,
+      timestamp: now,
+    }));
+    const partition = offsetsPartitionFor(groupId, this.partitions);
+    await this.logs.getLog(OFFSETS_TOPIC, partition).append(encodeBatch({ records }));
+  }
+}
