@@ -1,7 +1,21 @@
 /**
  * The connector API: everything a plugin may import. Plugins under connectors/ (ours
  * and third parties') import from this module only, so the runtime behind it can
- * change freely.
+ * change freely. Start with plugin-manifest.ts (what a plugin folder exports),
+ * then source-task.ts and sink-task.ts (the task lifecycle and threading contract).
  */
 export * from '../../config/config-def.ts';
+export { type Clock, ManualClock, systemClock } from '../../util/clock.ts';
+export * from './connect-record.ts';
+export * from './connector.ts';
+export * from './converter.ts';
+export * from './decimal.ts';
+export * from './errors.ts';
+export * from './offset-storage-reader.ts';
+export * from './plugin-manifest.ts';
 export * from './schema.ts';
+export * from './schema-utils.ts';
+export * from './sink-task.ts';
+export * from './source-task.ts';
+export * from './transformation.ts';
+export * from './wakeup.ts';

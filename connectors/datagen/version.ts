@@ -1,0 +1,1 @@
+export const DATAGEN_VERSION = '1.0.0';

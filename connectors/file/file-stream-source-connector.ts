@@ -1,0 +1,31 @@
+/**
+ * FileStreamSourceConnector: one task reads one file. Kafka's connector of the same
+ * name does the same; more tasks could not split a single stream of lines.
+ */
+import {
+  type ConnectorConfig,
+  parseConfigOrThrow,
+  type SourceConnector,
+  type TaskConfig,
+} from '../../src/connect/api/index.ts';
+import { sourceConfigDefs } from './file-stream-config.ts';
+import { FILE_CONNECTOR_VERSION } from './version.ts';
+
+export class FileStreamSourceConnector implements SourceConnector {
+  private config: ConnectorConfig = {};
+
+  version(): string {
+    return FILE_CONNECTOR_VERSION;
+  }
+
+  start(config: ConnectorConfig): void {
+    parseConfigOrThrow(sourceConfigDefs, config);
+    this.config = config;
+  }
+
+  taskConfigs(_maxTasks: number): TaskConfig[] {
+    return [{ ...this.config }];
+  }
+
+  stop(): void {}
+}

@@ -1,0 +1,1 @@
+export const FILE_CONNECTOR_VERSION = '1.0.0';

@@ -1,0 +1,87 @@
+/**
+ * Connectors: the part of a plugin that reads its configuration and splits the work
+ * into task configurations. Tasks do the copying (source-task.ts, sink-task.ts).
+ *
+ * Lifecycle, driven by the worker that owns the connector (one instance per worker
+ * assignment, never shared between connectors):
+ *   1. The runtime checks the raw config against the manifest's `configDefs`, then
+ *      calls `validate(values)` for cross-field checks; errors of both go, per key,
+ *      to REST `/config/validate` and refuse the create/update.
+ *   2. `start(config, context)` once. Config values are the strings the user gave
+ *      (Kafka Connect's convention), so they can be passed on to tasks verbatim.
+ *   3. `taskConfigs(maxTasks)` after start and again whenever the connector calls
+ *      `context.requestTaskReconfiguration()`; return at most `maxTasks` configs. The
+ *      runtime restarts tasks only when the returned list differs from the stored one.
+ *   4. `stop()` once, when the connector is deleted, stopped, reassigned or the worker
+ *      shuts down. It must release every timer and connection it opened: the runtime
+ *      awaits it and reports an error if it rejects.
+ * All calls come from the worker's event loop, one at a time (never overlapping for
+ * one instance). Background work a connector starts (e.g. watching a table list) must
+ * be owned by the instance and ended in stop().
+ */
+import type { ConfigError } from '../../config/config-def.ts';
+import type { SourceOffset, SourcePartition, TopicPartitionOffset } from './connect-record.ts';
+import type { OffsetStorageReader } from './offset-storage-reader.ts';
+
+/** Connector and task configurations: string keys and string values, as Connect stores them. */
+export type ConnectorConfig = Readonly<Record<string, string>>;
+export type TaskConfig = Readonly<Record<string, string>>;
+
+export interface ConnectorContext {
+  /** The connector's name, as created through REST or a properties file. */
+  readonly connectorName: string;
+  /**
+   * Ask the runtime to call `taskConfigs()` again (e.g. a new table appeared). Safe to
+   * call at any time from the connector's own background work; calls coalesce.
+   */
+  requestTaskReconfiguration(): void;
+  /**
+   * Report an error the connector found in the background (outside any runtime call):
+   * the connector moves to FAILED with this error as its trace. Errors thrown from
+   * start/taskConfigs/stop are reported the same way without calling this.
+   */
+  raiseError(error: Error): void;
+}
+
+export interface SourceConnectorContext extends ConnectorContext {
+  /** Offsets committed by this connector's tasks, e.g. to plan task configs. */
+  readonly offsetStorageReader: OffsetStorageReader;
+}
+
+export type SinkConnectorContext = ConnectorContext;
+
+interface ConnectorBase<C extends ConnectorContext> {
+  /** The plugin version, reported in status and `/connector-plugins`. */
+  version(): string;
+  start(config: ConnectorConfig, context: C): Promise<void> | void;
+  taskConfigs(maxTasks: number): Promise<TaskConfig[]> | TaskConfig[];
+  stop(): Promise<void> | void;
+  /**
+   * Cross-field checks, called with the values already typed by the manifest's
+   * configDefs (defaults filled in, unknown keys as given) and only when every key
+   * parsed. Return one error per offending key; an empty array means valid.
+   */
+  validate?(values: Readonly<Record<string, unknown>>): ConfigError[];
+}
+
+export interface SourceConnector extends ConnectorBase<SourceConnectorContext> {
+  /**
+   * Called while the connector is STOPPED, before REST `PATCH|DELETE /offsets` writes
+   * new offsets (null offset = reset that partition). Throw to refuse. Return true if
+   * the connector handled external state itself, false if it has none to adjust.
+   */
+  alterOffsets?(
+    config: ConnectorConfig,
+    offsets: ReadonlyArray<{ partition: SourcePartition; offset: SourceOffset | null }>,
+  ): Promise<boolean> | boolean;
+}
+
+export interface SinkConnector extends ConnectorBase<SinkConnectorContext> {
+  /** As for sources, for consumer offsets (`offset` null = reset the partition). */
+  alterOffsets?(
+    config: ConnectorConfig,
+    offsets: ReadonlyArray<Omit<TopicPartitionOffset, 'offset'> & { offset: number | null }>,
+  ): Promise<boolean> | boolean;
+}
+
+export type Connector = SourceConnector | SinkConnector;

@@ -1,0 +1,60 @@
+/**
+ * Source tasks: read from an external system and hand records to the runtime, which
+ * transforms, converts and produces them, then commits their source offsets.
+ *
+ * Threading and lifecycle contract (Node has one thread; "concurrently" below means
+ * "while another call's promise is still pending"):
+ *   - `start(config, context)` is called once, before anything else. The task reads
+ *     where to resume from `context.offsetStorageReader` here.
+ *   - `poll()` is called in a loop by the task's runner, never overlapping itself: the
+ *     next poll starts after the previous one settled and its records were handed to
+ *     the producer. It may wait for data (return a promise that settles later), but
+ *     must settle within about a second when idle, and at once after `stop()`.
+ *     Return null or [] when there is nothing yet. Throwing a RetriableException
+ *     makes the runner back off and poll again; any other error fails the task.
+ *   - `commitRecord(record, metadata)` is called once per record, in the order the
+ *     broker acknowledged them (per topic partition, the order they were polled),
+ *     possibly while a poll is pending. `metadata` is null when a transform dropped
+ *     the record. Keep it fast: it runs on the producer's acknowledgement path.
+ *   - `commit()` is called after the runner durably wrote the source offsets of every
+ *     acknowledged record (each `offset.flush.interval.ms`), possibly while a poll
+ *     is pending. This is where a CDC task confirms its position upstream (e.g.
+ *     Postgres' flushed LSN): anything at or before the committed offsets is safe.
+ *   - `stop()` is called once, possibly while `poll()` is pending. It must make a
+ *     pending poll settle promptly (with null or the records it already has) and
+ *     must release everything the task opened (files, sockets, timers) before its
+ *     promise settles. After stop settles the runtime calls nothing else on the
+ *     instance, and a restart uses a fresh instance from the manifest's factory.
+ * A crash (or a kill) between produce and offset commit re-delivers records on restart:
+ * tasks give at-least-once, so `start` resumes from the last committed offset.
+ */
+import type { Clock } from '../../util/clock.ts';
+import type { SourceRecord } from './connect-record.ts';
+import type { TaskConfig } from './connector.ts';
+import type { OffsetStorageReader } from './offset-storage-reader.ts';
+
+/** Where the broker stored a produced record. */
+export interface RecordMetadata {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly timestamp: number;
+}
+
+export interface SourceTaskContext {
+  readonly connectorName: string;
+  /** 0-based index of this task among the connector's tasks. */
+  readonly taskId: number;
+  readonly offsetStorageReader: OffsetStorageReader;
+  /** Time source for rate limits and timeouts; tests inject a ManualClock. */
+  readonly clock: Clock;
+}
+
+export interface SourceTask {
+  version(): string;
+  start(config: TaskConfig, context: SourceTaskContext): Promise<void> | void;
+  poll(): Promise<SourceRecord[] | null>;
+  commit?(): Promise<void> | void;
+  commitRecord?(record: SourceRecord, metadata: RecordMetadata | null): Promise<void> | void;
+  stop(): Promise<void> | void;
+}

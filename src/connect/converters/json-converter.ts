@@ -1,0 +1,157 @@
+/**
+ * JsonConverter, compatible with Kafka Connect's org.apache.kafka.connect.json.JsonConverter:
+ * the same keys (`schemas.enable`, `schemas.cache.size`, `decimal.format`,
+ * `replace.null.with.default`) and the same bytes. With schemas enabled a message is
+ * the envelope `{"schema":<Kafka schema JSON>,"payload":<value>}`; without, the bare
+ * value. Tombstones: null schema and null value give null bytes, and null bytes give
+ * `{ schema: null, value: null }`.
+ */
+import {
+  type AnyConfigDef,
+  atLeast,
+  type Converter,
+  DataException,
+  define,
+  isStructValue,
+  oneOf,
+  parseConfigOrThrow,
+  type Schema,
+  type SchemaAndValue,
+} from '../api/index.ts';
+import { endOfObject, parseJson } from './json-reader.ts';
+import { JsonToConnect } from './json-to-connect.ts';
+import { type DecimalFormat, JsonWriter } from './json-writer.ts';
+
+export const jsonConverterConfigDefs: AnyConfigDef[] = [
+  define<boolean>({
+    name: 'schemas.enable',
+    type: 'boolean',
+    default: true,
+    importance: 'high',
+    doc: 'Include schemas within each of the serialized values and keys.',
+  }),
+  define<number>({
+    name: 'schemas.cache.size',
+    type: 'int',
+    default: 1000,
+    validator: atLeast(1),
+    importance: 'high',
+    doc: 'The maximum number of schemas that can be cached in this converter instance.',
+  }),
+  define<string>({
+    name: 'decimal.format',
+    type: 'string',
+    default: 'BASE64',
+    validator: (v) => oneOf('BASE64', 'NUMERIC')(v.toUpperCase(), 'decimal.format'),
+    importance: 'low',
+    doc: 'Serialize Decimal values as base64 bytes (BASE64) or as JSON numbers (NUMERIC).',
+  }),
+  define<boolean>({
+    name: 'replace.null.with.default',
+    type: 'boolean',
+    default: true,
+    importance: 'low',
+    doc: 'Write (and read) a null field that has a schema default as that default.',
+  }),
+];
+
+const ENVELOPE_START = '{"schema":';
+const PAYLOAD_KEY = ',"payload":';
+
+const NULL_SCHEMA_HEAD = Buffer.from(`${ENVELOPE_START}null${PAYLOAD_KEY}`, 'utf8');
+
+const ENVELOPE_ERROR =
+  'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not contain ' +
+  'additional fields. If you are trying to deserialize plain JSON data, set schemas.enable=false ' +
+  'in your converter configuration.';
+
+export class JsonConverter implements Converter {
+  private schemasEnabled = true;
+  private writer = new JsonWriter({ decimalFormat: 'BASE64', replaceNullWithDefault: true });
+  private reader = new JsonToConnect(1000, true);
+  private heads = new WeakMap<Schema, Buffer>();
+
+  configure(config: Readonly<Record<string, unknown>>, _isKey: boolean): void {
+    const { values } = parseConfigOrThrow(jsonConverterConfigDefs, config);
+    this.schemasEnabled = values['schemas.enable'] as boolean;
+    const replaceNullWithDefault = values['replace.null.with.default'] as boolean;
+    this.writer = new JsonWriter({
+      decimalFormat: (values['decimal.format'] as string).toUpperCase() as DecimalFormat,
+      replaceNullWithDefault,
+    });
+    this.reader = new JsonToConnect(values['schemas.cache.size'] as number, replaceNullWithDefault);
+    this.heads = new WeakMap();
+  }
+
+  fromConnectData(_topic: string, schema: Schema | null, value: unknown): Buffer | null {
+    if (!schema && (value === null || value === undefined)) return null;
+    const payload = this.writer.value(schema, value);
+    if (!this.schemasEnabled) return Buffer.from(payload, 'utf8');
+    // The envelope's head (`{"schema":...,"payload":`) is encoded once per schema; each
+    // message then encodes only its payload, straight into the output buffer.
+    const head = schema ? this.envelopeHead(schema) : NULL_SCHEMA_HEAD;
+    const size = head.length + Buffer.byteLength(payload, 'utf8') + 1;
+    const out = Buffer.allocUnsafe(size);
+    head.copy(out, 0);
+    out.write(payload, head.length, 'utf8');
+    out[size - 1] = 0x7d; // '}'
+    return out;
+  }
+
+  private envelopeHead(schema: Schema): Buffer {
+    let head = this.heads.get(schema);
+    if (head === undefined) {
+      head = Buffer.from(
+        `${ENVELOPE_START}${this.writer.schemaJson(schema)}${PAYLOAD_KEY}`,
+        'utf8',
+      );
+      this.heads.set(schema, head);
+    }
+    return head;
+  }
+
+  toConnectData(_topic: string, bytes: Uint8Array | null): SchemaAndValue {
+    if (bytes === null) return { schema: null, value: null };
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    if (this.schemasEnabled) {
+      const fast = this.compactEnvelope(text);
+      if (fast !== null) return fast;
+    }
+    const { value: json, exact } = parseJson(text);
+    if (!this.schemasEnabled) {
+      return { schema: null, value: exact ? this.reader.value(null, json) : json };
+    }
+    if (
+      !isStructValue(json) ||
+      !Object.hasOwn(json, 'schema') ||
+      !Object.hasOwn(json, 'payload') ||
+      Object.keys(json).length !== 2
+    ) {
+      throw new DataException(ENVELOPE_ERROR);
+    }
+    const schema = this.reader.schema(json.schema);
+    if (schema === null && !exact) return { schema: null, value: json.payload };
+    return { schema, value: this.reader.value(schema, json.payload) };
+  }
+
+  /**
+   * The envelope as Kafka and this converter write it (`{"schema":...,"payload":...}`,
+   * compact): the schema text is looked up in the cache without parsing it, and only
+   * the payload is parsed. Null when the text has another layout (spaces, other key
+   * order), which the general path then handles.
+   */
+  private compactEnvelope(text: string): SchemaAndValue | null {
+    if (!text.startsWith(ENVELOPE_START) || text.charCodeAt(text.length - 1) !== 0x7d) return null;
+    const schemaEnd = endOfObject(text, ENVELOPE_START.length);
+    if (schemaEnd < 0 || !text.startsWith(PAYLOAD_KEY, schemaEnd)) return null;
+    const schema = this.reader.schemaFromText(text.slice(ENVELOPE_START.length, schemaEnd));
+    const { value: payload, exact } = parseJson(text.slice(schemaEnd + PAYLOAD_KEY.length, -1));
+    if (schema === null && !exact) return { schema: null, value: payload };
+    return { schema, value: this.reader.value(schema, payload) };
+  }
+
+  /** Kafka's schema JSON for a schema, e.g. for error reports and tooling. */
+  schemaJson(schema: Schema): string {
+    return this.writer.schemaJson(schema);
+  }
+}

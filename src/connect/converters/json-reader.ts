@@ -1,0 +1,202 @@
+/**
+ * JSON text to JavaScript values without losing number precision, as Kafka's
+ * JsonConverter reads with Jackson (exact longs, BigDecimal for floats):
+ *   - integers come back as number when they are safe integers, else as bigint;
+ *   - non-integers with more than 15 significant digits (more than a double holds
+ *     exactly) come back as a JsonDecimal holding the literal text, which the
+ *     converter turns into a float or an exact Decimal depending on the schema;
+ *   - objects are plain objects (a "__proto__" key is an ordinary property).
+ * Native JSON.parse is several times faster, so it is used whenever the text holds
+ * no run of 16 or more digits (the only way a literal can exceed a double's precision);
+ * the hand-written parser below handles the rest.
+ */
+import { DataException } from '../api/index.ts';
+
+/** A number literal too precise for a double; `text` is the JSON literal. */
+export class JsonDecimal {
+  constructor(readonly text: string) {}
+  toNumber(): number {
+    return Number(this.text);
+  }
+}
+
+// 16 digits, optionally split once by a decimal point: a literal that may not fit.
+const MAYBE_IMPRECISE = /\d(?:\.?\d){15}/;
+
+/**
+ * Parse JSON text. `exact` tells whether the exact reader ran, i.e. whether the value
+ * may hold bigint or JsonDecimal; when false it is plain JSON.parse output.
+ */
+export function parseJson(text: string): { value: unknown; exact: boolean } {
+  if (!MAYBE_IMPRECISE.test(text)) {
+    try {
+      return { value: JSON.parse(text), exact: false };
+    } catch (e) {
+      throw new DataException(`Invalid JSON: ${(e as Error).message}`, { cause: e });
+    }
+  }
+  const reader = new ExactReader(text);
+  const value = reader.value();
+  reader.end();
+  return { value, exact: true };
+}
+
+class ExactReader {
+  private pos = 0;
+  constructor(private readonly text: string) {}
+
+  private fail(what: string): never {
+    throw new DataException(`Invalid JSON at position ${this.pos}: ${what}`);
+  }
+
+  private skipSpace(): void {
+    const t = this.text;
+    let p = this.pos;
+    while (p < t.length) {
+      const c = t.charCodeAt(p);
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+      p++;
+    }
+    this.pos = p;
+  }
+
+  end(): void {
+    this.skipSpace();
+    if (this.pos !== this.text.length) this.fail('unexpected text after the value');
+  }
+
+  value(): unknown {
+    this.skipSpace();
+    const c = this.text[this.pos];
+    switch (c) {
+      case '{':
+        return this.object();
+      case '[':
+        return this.array();
+      case '"':
+        return this.string();
+      case 't':
+        return this.literal('true', true);
+      case 'f':
+        return this.literal('false', false);
+      case 'n':
+        return this.literal('null', null);
+      default:
+        if (c === '-' || (c >= '0' && c <= '9')) return this.number();
+        return this.fail(c === undefined ? 'unexpected end' : `unexpected ${JSON.stringify(c)}`);
+    }
+  }
+
+  private literal<T>(word: string, value: T): T {
+    if (!this.text.startsWith(word, this.pos)) this.fail(`expected ${word}`);
+    this.pos += word.length;
+    return value;
+  }
+
+  private object(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.pos++;
+    this.skipSpace();
+    if (this.text[this.pos] === '}') {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      this.skipSpace();
+      if (this.text[this.pos] !== '"') this.fail('expected a property name');
+      const key = this.string();
+      this.skipSpace();
+      if (this.text[this.pos] !== ':') this.fail("expected ':'");
+      this.pos++;
+      const v = this.value();
+      if (key === '__proto__') {
+        Object.defineProperty(out, key, { value: v, enumerable: true, writable: true });
+      } else {
+        out[key] = v;
+      }
+      this.skipSpace();
+      const c = this.text[this.pos++];
+      if (c === '}') return out;
+      if (c !== ',') this.fail("expected ',' or '}'");
+    }
+  }
+
+  private array(): unknown[] {
+    const out: unknown[] = [];
+    this.pos++;
+    this.skipSpace();
+    if (this.text[this.pos] === ']') {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value());
+      this.skipSpace();
+      const c = this.text[this.pos++];
+      if (c === ']') return out;
+      if (c !== ',') this.fail("expected ',' or ']'");
+    }
+  }
+
+  private string(): string {
+    // Find the closing quote, then let JSON.parse decode escapes in one native call.
+    const start = this.pos;
+    let p = start + 1;
+    const t = this.text;
+    for (;;) {
+      const c = t.charCodeAt(p);
+      if (Number.isNaN(c)) this.fail('unterminated string');
+      if (c === 0x22) break;
+      p += c === 0x5c ? 2 : 1;
+    }
+    this.pos = p + 1;
+    try {
+      return JSON.parse(t.slice(start, p + 1)) as string;
+    } catch {
+      return this.fail('bad string');
+    }
+  }
+
+  private number(): number | bigint | JsonDecimal {
+    const m = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
+    m.lastIndex = this.pos;
+    const found = m.exec(this.text);
+    if (found === null) this.fail('bad number');
+    this.pos = m.lastIndex;
+    const literal = found[0];
+    if (found[1] === undefined && found[2] === undefined) {
+      const n = Number(literal);
+      return Number.isSafeInteger(n) ? n : BigInt(literal);
+    }
+    const significant = literal.replace(/[-.]|[eE].*$/g, '').replace(/^0+/, '');
+    return significant.length > 15 ? new JsonDecimal(literal) : Number(literal);
+  }
+}
+
+/**
+ * The index just after the JSON object (or `null`) starting at `start`, or -1 if the
+ * text there is not one. Only brackets and strings are tracked, which is enough to
+ * find where a well-formed value ends; the value itself is validated when parsed.
+ */
+export function endOfObject(text: string, start: number): number {
+  if (text.startsWith('null', start)) return start + 4;
+  if (text.charCodeAt(start) !== 0x7b) return -1;
+  let depth = 0;
+  for (let p = start; p < text.length; p++) {
+    const c = text.charCodeAt(p);
+    if (c === 0x22) {
+      // Skip the string, honouring escapes.
+      for (p++; p < text.length; p++) {
+        const d = text.charCodeAt(p);
+        if (d === 0x5c) p++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return p + 1;
+    }
+  }
+  return -1;
+}
