@@ -1,0 +1,221 @@
+/**
+ * A compacted topic read as a log of key/value updates, the way Kafka Connect's
+ * KafkaBasedLog keeps configs, offsets and statuses: every worker reads the whole
+ * topic from the beginning (no consumer group, no committed offsets), then keeps
+ * tailing it; writes go through a producer and are visible to everyone once read
+ * back.
+ *
+ * One read loop per log owns the partitions' positions: it fetches (long poll) and
+ * hands records to `onRecord` in offset order per partition. `readToEnd()` takes the
+ * end offsets at the moment of the call and resolves once the loop has delivered
+ * everything before them, which is how a worker knows it has seen its own writes and
+ * everybody else's before acting.
+ *
+ * Concurrency: the loop is the only caller of onRecord; `stop()` ends the loop and
+ * waits for it.
+ */
+import { ApiKey } from '../../protocol/api-keys.ts';
+import { type ClusterClient, KafkaResponseError } from '../../protocol/client/cluster-client.ts';
+import type { Message } from '../../protocol/codec.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
+import {
+  ATTR_CONTROL,
+  ATTRIBUTES,
+  CorruptRecordError,
+  checkBatch,
+  decodeRecords,
+} from '../../protocol/record-batch.ts';
+import type { Logger } from '../../util/logger.ts';
+
+export interface LogRecord {
+  partition: number;
+  offset: number;
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+}
+
+export interface KafkaBasedLogOptions {
+  client: ClusterClient;
+  topic: string;
+  partitions: number;
+  onRecord: (record: LogRecord) => void;
+  logger: Logger;
+  /** Long-poll wait of the tailing fetch. */
+  maxWaitMs?: number;
+}
+
+const FETCH_MAX_BYTES = 16 * 1024 * 1024;
+const LATEST = -1n;
+const RETRY_BACKOFF_MS = 200;
+
+export class KafkaBasedLog {
+  private readonly positions: number[];
+  private waiters: Array<{ targets: number[]; resolve: () => void; reject: (e: Error) => void }> =
+    [];
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly options: KafkaBasedLogOptions) {
+    this.positions = new Array(options.partitions).fill(0);
+  }
+
+  /** Starts the read loop and resolves once everything written so far has been read. */
+  async start(): Promise<void> {
+    this.running = true;
+    this.loop = this.readLoop();
+    await this.readToEnd();
+  }
+
+  /** Resolves when every record written before this call has been handed to onRecord. */
+  async readToEnd(): Promise<void> {
+    const targets = await this.endOffsets();
+    if (targets.every((t, p) => this.positions[p]! >= t)) return;
+    await new Promise<void>((resolve, reject) => this.waiters.push({ targets, resolve, reject }));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.abort.abort();
+    await this.loop;
+    for (const w of this.waiters.splice(0))
+      w.reject(new Error(`log ${this.options.topic} stopped`));
+  }
+
+  private async endOffsets(): Promise<number[]> {
+    const ends: number[] = new Array(this.options.partitions).fill(0);
+    const byLeader = await this.partitionsByConnection();
+    for (const [conn, partitions] of byLeader) {
+      const answer = await conn.request(ApiKey.ListOffsets, {
+        replicaId: -1,
+        isolationLevel: 1,
+        topics: [
+          {
+            name: this.options.topic,
+            partitions: partitions.map((p) => ({ partitionIndex: p, timestamp: LATEST })),
+          },
+        ],
+      });
+      for (const p of (answer.topics as Message[])[0]!.partitions as Message[]) {
+        if (p.errorCode !== 0)
+          throw new KafkaResponseError(
+            p.errorCode,
+            `end offset of ${this.options.topic}-${p.partitionIndex}`,
+          );
+        ends[p.partitionIndex] = Number(p.offset);
+      }
+    }
+    return ends;
+  }
+
+  private async partitionsByConnection() {
+    const groups = new Map<Awaited<ReturnType<ClusterClient['leaderConnection']>>, number[]>();
+    for (let p = 0; p < this.options.partitions; p++) {
+      const conn = await this.options.client.leaderConnection(this.options.topic, p);
+      const list = groups.get(conn) ?? [];
+      list.push(p);
+      groups.set(conn, list);
+    }
+    return groups;
+  }
+
+  private async readLoop(): Promise<void> {
+    while (this.running) {
+      try {
+        await this.fetchOnce();
+        this.settleWaiters();
+      } catch (err) {
+        if (!this.running) break;
+        this.options.logger.warn(
+          { err, topic: this.options.topic },
+          'reading internal topic failed; retrying',
+        );
+        this.options.client.invalidate();
+        await new Promise((r) => setTimeout(r, RETRY_BACKOFF_MS));
+      }
+    }
+  }
+
+  private async fetchOnce(): Promise<void> {
+    const byLeader = await this.partitionsByConnection();
+    // With several leaders (a real cluster), fetch from each in turn; the internal
+    // topics are small, so a sequential loop is enough.
+    for (const [conn, partitions] of byLeader) {
+      const waiting = this.waiters.length > 0;
+      const answer = await conn.request(
+        ApiKey.Fetch,
+        {
+          replicaId: -1,
+          maxWaitMs: waiting ? 0 : (this.options.maxWaitMs ?? 500),
+          minBytes: 1,
+          maxBytes: FETCH_MAX_BYTES,
+          isolationLevel: 1,
+          topics: [
+            {
+              topic: this.options.topic,
+              partitions: partitions.map((p) => ({
+                partition: p,
+                fetchOffset: BigInt(this.positions[p]!),
+                partitionMaxBytes: FETCH_MAX_BYTES,
+              })),
+            },
+          ],
+          forgottenTopicsData: [],
+        },
+        { timeoutMs: 30_000 + (this.options.maxWaitMs ?? 500) },
+      );
+      if (answer.errorCode)
+        throw new KafkaResponseError(answer.errorCode, `fetching ${this.options.topic}`);
+      for (const t of answer.responses as Message[]) {
+        for (const p of t.partitions as Message[]) this.deliver(p);
+      }
+      if (!this.running) return;
+    }
+  }
+
+  private deliver(p: Message): void {
+    const partition = p.partitionIndex as number;
+    if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+      // Compaction or retention moved the start past us: continue from the log start.
+      this.positions[partition] = Math.max(this.positions[partition]!, Number(p.logStartOffset));
+      return;
+    }
+    if (p.errorCode !== 0)
+      throw new KafkaResponseError(p.errorCode, `fetching ${this.options.topic}-${partition}`);
+    const records = p.records as Buffer | null;
+    if (!records || records.length === 0) return;
+    for (let position = 0; position < records.length; ) {
+      const size = checkBatch(records, position, records.length, true);
+      if (size instanceof CorruptRecordError) {
+        // A broker may cut the last batch at maxBytes; it is fetched again next time.
+        if (size.reason === 'truncated') break;
+        throw size;
+      }
+      const control = (records.readInt16BE(position + ATTRIBUTES) & ATTR_CONTROL) !== 0;
+      for (const r of decodeRecords(records, position)) {
+        if (r.offset < this.positions[partition]!) continue;
+        this.positions[partition] = r.offset + 1;
+        if (control) continue;
+        this.options.onRecord({
+          partition,
+          offset: r.offset,
+          timestamp: r.timestamp,
+          key: r.key,
+          value: r.value,
+        });
+      }
+      position += size;
+    }
+  }
+
+  private settleWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (w.targets.every((t, p) => this.positions[p]! >= t)) w.resolve();
+      else still.push(w);
+    }
+    this.waiters = still;
+  }
+}
