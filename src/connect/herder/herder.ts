@@ -1,0 +1,292 @@
+/**
+ * The Herder: what the REST API (and the standalone CLI) asks of the runtime. A herder
+ * owns the cluster's view of connectors (configs, target states, task configs, status)
+ * and decides where they run; the standalone and distributed herders implement this
+ * interface, the REST layer in src/connect/rest talks to nothing else.
+ *
+ * Contract shared by every method:
+ *   - Every method is asynchronous and settles exactly once. Failures reject with a
+ *     HerderError (below), never with a bare Error for an expected condition: the REST
+ *     layer maps the error's `kind` to Kafka Connect's status code and error body.
+ *   - A herder that is not the leader rejects writes with kind `not-leader` carrying the
+ *     leader's REST URL (or none while a rebalance is underway); the REST layer then
+ *     forwards the request there, as Kafka Connect's `forward=true` logic does.
+ *   - Connector configs cross this boundary as Kafka Connect stores them: string keys
+ *     and string values.
+ *   - Methods may be called concurrently from different REST requests; the herder
+ *     serialises what needs it (the distributed herder runs requests on its own loop).
+ */
+import type { ConfigInfos } from '../runtime/config-validation.ts';
+import type { PluginRegistry } from '../runtime/plugins.ts';
+
+/** Connector and task states as Kafka Connect reports them. */
+export type ConnectorState =
+  | 'UNASSIGNED'
+  | 'RUNNING'
+  | 'PAUSED'
+  | 'STOPPED'
+  | 'FAILED'
+  | 'RESTARTING';
+
+/** The state the user asked for; the runtime drives connectors towards it. */
+export type TargetState = 'RUNNING' | 'PAUSED' | 'STOPPED';
+
+/** `source`, `sink`, or `unknown` when the connector's class cannot be loaded. */
+export type ConnectorType = 'source' | 'sink' | 'unknown';
+
+export type ConnectorConfigMap = Record<string, string>;
+
+/** A task's identity, as in ConnectorInfo.tasks and TaskInfo.id. */
+export interface ConnectorTaskId {
+  connector: string;
+  task: number;
+}
+
+/** Body of GET /connectors/{name} and of a create/update answer. */
+export interface ConnectorInfo {
+  name: string;
+  config: ConnectorConfigMap;
+  tasks: ConnectorTaskId[];
+  type: ConnectorType;
+}
+
+/** One element of GET /connectors/{name}/tasks. */
+export interface TaskInfo {
+  id: ConnectorTaskId;
+  config: ConnectorConfigMap;
+}
+
+/** A connector's own state; `trace` only when FAILED. */
+export interface ConnectorStateEntry {
+  state: ConnectorState;
+  worker_id: string;
+  trace?: string;
+}
+
+/** A task's state, the body of GET /connectors/{name}/tasks/{id}/status. */
+export interface TaskState extends ConnectorStateEntry {
+  id: number;
+}
+
+/** Body of GET /connectors/{name}/status (and of a restart with includeTasks/onlyFailed). */
+export interface ConnectorStateInfo {
+  name: string;
+  connector: ConnectorStateEntry;
+  tasks: TaskState[];
+  type: ConnectorType;
+}
+
+/** Value of GET /connectors/{name}/topics: `{ "<name>": { "topics": [...] } }`. */
+export interface ActiveTopicsInfo {
+  topics: string[];
+}
+
+/**
+ * One offset as GET|PATCH /connectors/{name}/offsets carries it. Source connectors:
+ * the connector's own source partition and offset maps. Sink connectors:
+ * `{partition: {kafka_topic, kafka_partition}, offset: {kafka_offset}}`. A null
+ * offset in a PATCH resets that partition.
+ */
+export interface ConnectorOffset {
+  partition: Record<string, unknown>;
+  offset: Record<string, unknown> | null;
+}
+
+export interface ConnectorOffsets {
+  offsets: ConnectorOffset[];
+}
+
+/** Body of a successful PATCH|DELETE /offsets. */
+export interface OffsetsMessage {
+  message: string;
+}
+
+/** Kafka Connect's messages for successful offset changes, for herders to answer with. */
+export const offsetsMessages = {
+  altered: 'The offsets for this connector have been altered successfully',
+  reset: 'The offsets for this connector have been reset successfully',
+  alteredFrameworkOnly:
+    'The Connect framework-managed offsets for this connector have been altered successfully. However, if this connector manages offsets externally, they will need to be manually altered in the system that the connector uses.',
+  resetFrameworkOnly:
+    'The Connect framework-managed offsets for this connector have been reset successfully. However, if this connector manages offsets externally, they will need to be manually reset in the system that the connector uses.',
+} as const;
+
+/** What to restart: Kafka Connect's RestartRequest. */
+export interface RestartRequest {
+  connector: string;
+  /** Restart only instances whose state is FAILED (or UNASSIGNED tasks). */
+  onlyFailed: boolean;
+  /** Restart the connector's tasks too, not only the connector instance. */
+  includeTasks: boolean;
+}
+
+/** Result of a create or update: `created` tells 201 from 200. */
+export interface Created<T> {
+  created: boolean;
+  result: T;
+}
+
+// ---- errors ---------------------------------------------------------------------------
+
+/**
+ * What went wrong, as a value. The REST layer maps each kind to Kafka Connect's answer:
+ *   not-found         404  (connector, task or plugin unknown)
+ *   already-exists    409  (POST /connectors for an existing name)
+ *   bad-request       400  (e.g. offsets changed while the connector is not STOPPED)
+ *   invalid-config    400  "Connector configuration is invalid and contains ..." with
+ *                          the per-field results in `configInfos`
+ *   not-leader        forwarded to `leaderUrl`; 409 when there is none or forwarding is
+ *                          not allowed (second hop)
+ *   rebalance-needed  409  (the request raced a config change or rebalance)
+ *   conflict          409  any other conflicting operation, with its own message
+ *   timeout           500  "Request timed out"
+ */
+export type HerderErrorKind =
+  | 'not-found'
+  | 'already-exists'
+  | 'bad-request'
+  | 'invalid-config'
+  | 'not-leader'
+  | 'rebalance-needed'
+  | 'conflict'
+  | 'timeout';
+
+export class HerderError extends Error {
+  readonly kind: HerderErrorKind;
+  /** For `not-leader`: the leader's REST base URL, undefined while no leader is known. */
+  readonly leaderUrl?: string;
+  /** For `invalid-config`: the validation result whose errors refused the config. */
+  readonly configInfos?: ConfigInfos;
+
+  constructor(
+    kind: HerderErrorKind,
+    message: string,
+    details: { leaderUrl?: string; configInfos?: ConfigInfos; cause?: unknown } = {},
+  ) {
+    super(message, { cause: details.cause });
+    this.name = 'HerderError';
+    this.kind = kind;
+    this.leaderUrl = details.leaderUrl;
+    this.configInfos = details.configInfos;
+  }
+}
+
+/** True for a HerderError of any kind, across module copies (checked by shape). */
+export function isHerderError(error: unknown): error is HerderError {
+  return (
+    error instanceof HerderError ||
+    (error instanceof Error &&
+      error.name === 'HerderError' &&
+      typeof (error as HerderError).kind === 'string')
+  );
+}
+
+/** The error every herder gives for an unknown connector, with Kafka Connect's text. */
+export function connectorNotFound(name: string): HerderError {
+  return new HerderError('not-found', `Connector ${name} not found`);
+}
+
+// ---- the interface --------------------------------------------------------------------
+
+export interface Herder {
+  /** Names of every connector in the cluster, in no particular order. */
+  connectors(): Promise<string[]>;
+
+  /** Name, config, task ids and type of one connector; not-found if unknown. */
+  connectorInfo(name: string): Promise<ConnectorInfo>;
+
+  /** The connector's config as last written (string values); not-found if unknown. */
+  connectorConfig(name: string): Promise<ConnectorConfigMap>;
+
+  /**
+   * Create or replace a connector's config after validating it (invalid-config with the
+   * per-field results when it does not validate). Existing connector with
+   * `allowReplace` false: already-exists. `initialState` applies only on creation.
+   */
+  putConnectorConfig(
+    name: string,
+    config: ConnectorConfigMap,
+    allowReplace: boolean,
+    initialState?: TargetState,
+  ): Promise<Created<ConnectorInfo>>;
+
+  /**
+   * Merge `patch` into the existing config (a null value removes the key), validate and
+   * write it; not-found if unknown. Never creates.
+   */
+  patchConnectorConfig(
+    name: string,
+    patch: Record<string, string | null>,
+  ): Promise<Created<ConnectorInfo>>;
+
+  /** Remove the connector, its task configs and target state; not-found if unknown. */
+  deleteConnector(name: string): Promise<void>;
+
+  /** Connector and task states with the worker running each; not-found if unknown. */
+  connectorStatus(name: string): Promise<ConnectorStateInfo>;
+
+  /** Task configs as generated by the connector; not-found if unknown. */
+  taskConfigs(name: string): Promise<TaskInfo[]>;
+
+  /** One task's state; not-found if the connector or task is unknown. */
+  taskStatus(connector: string, task: number): Promise<TaskState>;
+
+  /** Restart the connector instance only (the plain POST /restart). */
+  restartConnector(name: string): Promise<void>;
+
+  /**
+   * Restart per `request` and answer the states right after the restart was planned
+   * (restarted instances show RESTARTING); not-found if unknown.
+   */
+  restartConnectorAndTasks(request: RestartRequest): Promise<ConnectorStateInfo>;
+
+  /** Restart one task; not-found if the connector or task is unknown. */
+  restartTask(connector: string, task: number): Promise<void>;
+
+  /** Set the target state to PAUSED (idempotent); not-found if unknown. */
+  pauseConnector(name: string): Promise<void>;
+
+  /** Set the target state to RUNNING (idempotent); not-found if unknown. */
+  resumeConnector(name: string): Promise<void>;
+
+  /** Set the target state to STOPPED, shutting down its tasks (idempotent); not-found if unknown. */
+  stopConnector(name: string): Promise<void>;
+
+  /** Topics the connector has used since creation or the last reset; not-found if unknown. */
+  connectorActiveTopics(name: string): Promise<ActiveTopicsInfo>;
+
+  /** Forget the connector's active topics; not-found if unknown. */
+  resetConnectorActiveTopics(name: string): Promise<void>;
+
+  /** The connector's committed offsets (source or sink shape); not-found if unknown. */
+  connectorOffsets(name: string): Promise<ConnectorOffsets>;
+
+  /**
+   * Write the given offsets (null offset = reset that partition). Only while STOPPED
+   * with no tasks, else bad-request with Kafka Connect's "must be in the STOPPED state"
+   * text; not-found if unknown. Answers one of `offsetsMessages`.
+   */
+  alterConnectorOffsets(name: string, offsets: ConnectorOffset[]): Promise<OffsetsMessage>;
+
+  /** Remove every offset of the connector; same preconditions as alter. */
+  resetConnectorOffsets(name: string): Promise<OffsetsMessage>;
+
+  /**
+   * Validate a connector config (common keys, the plugin's, its converters' and
+   * transforms', and the connector's own cross-field check) without storing it.
+   * Unknown or missing connector.class: bad-request.
+   */
+  validateConnectorConfig(config: ConnectorConfigMap): Promise<ConfigInfos>;
+
+  /** The plugins this worker loaded, for /connector-plugins. */
+  plugins(): PluginRegistry;
+
+  /** The Kafka cluster id the worker is connected to, for GET /. */
+  kafkaClusterId(): Promise<string>;
+
+  /**
+   * Set a logger level on every worker of the cluster (PUT /admin/loggers/{name}
+   * ?scope=cluster). A standalone herder applies it locally.
+   */
+  setClusterLoggerLevel(namespace: string, level: string): Promise<void>;
+}

@@ -1,0 +1,171 @@
+/**
+ * The Kafka Connect REST API server: one fastify app (routes in one file per resource)
+ * per listener, answering Kafka Connect's paths, bodies, status codes and error body
+ * `{"error_code": N, "message": "..."}`, so kcctl, Debezium UI and scripts work.
+ *
+ * Request flow: fastify parses JSON (an empty body counts as no body, as Jersey reads
+ * it, so `curl -X PUT -H 'Content-Type: application/json' .../pause` works), checks the
+ * route's JSON schema, the route asks the herder, and any error goes through one error
+ * handler: `not-leader` herder errors are forwarded to the leader (leader-forwarding.ts),
+ * everything else is mapped by rest-errors.ts.
+ *
+ * Lifecycle: startRestServer listens and resolves once every listener is bound;
+ * close() stops accepting, waits for in-flight requests and resolves when all are
+ * closed. Nothing else is left running.
+ */
+import { readFileSync } from 'node:fs';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { parseListener } from '../../config/validators.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { Herder } from '../herder/herder.ts';
+import { isHerderError } from '../herder/herder.ts';
+import type { PluginRegistry } from '../runtime/plugins.ts';
+import { registerConnectorOffsetsResource } from './connector-offsets-resource.ts';
+import { registerConnectorPluginsResource } from './connector-plugins-resource.ts';
+import { registerConnectorStateResource } from './connector-state-resource.ts';
+import { registerConnectorsResource } from './connectors-resource.ts';
+import { forwardToLeader } from './leader-forwarding.ts';
+import { LoggerLevels } from './logger-levels.ts';
+import { registerLoggersResource } from './loggers-resource.ts';
+import type { RestContext } from './rest-context.ts';
+import { errorResponse, restMessages } from './rest-errors.ts';
+import { registerRootResource } from './root-resource.ts';
+
+/** Kafka Connect's REQUEST_TIMEOUT_MS: a forwarded request may wait out a rebalance. */
+const FORWARD_TIMEOUT_MS = 90_000;
+
+export interface RestAppOptions {
+  herder: Herder;
+  plugins: PluginRegistry;
+  logger: Logger;
+  topicTracking?: { enabled: boolean; allowReset: boolean };
+  loggerLevels?: LoggerLevels;
+  serverInfo?: { version: string; commit: string };
+  forwardTimeoutMs?: number;
+}
+
+export interface RestServerOptions extends RestAppOptions {
+  /** `listeners` values, e.g. `http://:8083` or `http://127.0.0.1:0` (port 0: any free port). */
+  listeners: readonly string[];
+}
+
+export interface RestServer {
+  /** Base URL of the first listener, with the port actually bound. */
+  url: string;
+  /** Base URLs of every listener. */
+  urls: string[];
+  close(): Promise<void>;
+}
+
+/** Build the app without listening (tests use `inject`). */
+export function buildRestApp(options: RestAppOptions): FastifyInstance {
+  const ctx: RestContext = {
+    herder: options.herder,
+    plugins: options.plugins,
+    topicTracking: options.topicTracking ?? { enabled: true, allowReset: true },
+    loggerLevels: options.loggerLevels ?? new LoggerLevels(),
+    serverInfo: options.serverInfo ?? packageInfo(),
+  };
+  const { logger } = options;
+  const forwardTimeoutMs = options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS;
+  const app = Fastify({
+    // pino's Logger is fastify's logger type at run time; the declared types differ.
+    loggerInstance: logger as FastifyBaseLogger,
+    // Per-request info lines would drown the worker's log; errors are logged below.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Jersey serves /connectors/ as /connectors.
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // JSON only, as Connect's resources @Consumes it: other media types are 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (e) {
+      const error = new Error(`Invalid JSON in request body: ${(e as Error).message}`);
+      (error as Error & { code: string }).code = 'FST_ERR_CTP_INVALID_JSON_BODY';
+      done(error, undefined);
+    }
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    if (isHerderError(error) && error.kind === 'not-leader') {
+      const forwarded = await forwardToLeader(request, error.leaderUrl, forwardTimeoutMs);
+      reply.code(forwarded.status);
+      return forwarded.body === undefined ? reply.send() : reply.send(forwarded.body);
+    }
+    const { status, body } = errorResponse(error);
+    if (status >= 500)
+      logger.error(
+        { err: error, url: request.url },
+        `Uncaught exception in REST call to ${request.url}`,
+      );
+    else
+      logger.debug(
+        { err: error, url: request.url },
+        `REST call to ${request.url} failed: ${body.message}`,
+      );
+    return reply.code(status).send(body);
+  });
+
+  app.setNotFoundHandler(async (_request, reply) =>
+    reply.code(404).send({ error_code: 404, message: restMessages.notFound }),
+  );
+
+  registerRootResource(app, ctx);
+  registerConnectorsResource(app, ctx);
+  registerConnectorStateResource(app, ctx);
+  registerConnectorOffsetsResource(app, ctx);
+  registerConnectorPluginsResource(app, ctx);
+  registerLoggersResource(app, ctx);
+  return app;
+}
+
+/** Listen on every listener; rejects (closing what was opened) if one cannot bind. */
+export async function startRestServer(options: RestServerOptions): Promise<RestServer> {
+  if (options.listeners.length === 0) throw new Error('no REST listeners configured');
+  const apps: FastifyInstance[] = [];
+  const urls: string[] = [];
+  try {
+    for (const text of options.listeners) {
+      const listener = parseListener(text);
+      if (listener === undefined) throw new Error(`invalid REST listener ${text}`);
+      if (listener.protocol === 'https') {
+        throw new Error(`REST listener ${text}: https listeners are not supported yet; use http`);
+      }
+      const app = buildRestApp(options);
+      apps.push(app);
+      // An empty host listens on every interface, as Kafka Connect's listeners do.
+      const host = listener.host === '' ? '0.0.0.0' : listener.host.replace(/^\[|\]$/g, '');
+      await app.listen({ host, port: listener.port });
+      const address = app.server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : listener.port;
+      const shownHost = listener.host === '' ? 'localhost' : listener.host;
+      urls.push(`http://${shownHost}:${port}`);
+      options.logger.info(`REST server listening on ${urls[urls.length - 1]}`);
+    }
+  } catch (e) {
+    await Promise.all(apps.map((a) => a.close()));
+    throw e;
+  }
+  return {
+    url: urls[0],
+    urls,
+    close: async () => {
+      await Promise.all(apps.map((a) => a.close()));
+    },
+  };
+}
+
+/** Version from package.json; the commit is not known at run time from a source tree. */
+function packageInfo(): { version: string; commit: string } {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+    return { version: String(pkg.version), commit: process.env.CONNECT_COMMIT ?? 'unknown' };
+  } catch {
+    return { version: 'unknown', commit: 'unknown' };
+  }
+}

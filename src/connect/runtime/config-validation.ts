@@ -1,0 +1,371 @@
+/**
+ * Connector config validation, answered in Kafka Connect's ConfigInfos format (the body
+ * of PUT /connector-plugins/{plugin}/config/validate, and the source of the 400 that
+ * refuses an invalid create or update):
+ *
+ *   { "name": "<connector.class as given>", "error_count": N, "groups": [...],
+ *     "configs": [ { "definition": {name, type, required, default_value, importance,
+ *                    documentation, group, order_in_group, width, display_name,
+ *                    dependents} | null,
+ *                    "value": {name, value, recommended_values, errors, visible} } ] }
+ *
+ * What is checked, in Kafka Connect's order: the common connector keys enriched for
+ * this config (connector-config.ts: transforms, predicates, topic creation groups), the
+ * connector plugin's own keys, the connector's cross-field `validate` hook (only when
+ * every plugin key parsed, as the API promises), then the key, value and header
+ * converters' keys under their prefixes (only for converters the config names, as
+ * Kafka Connect does). Keys nobody defines are accepted silently (they reach the
+ * connector and the clients) unless their value is null.
+ *
+ * Error texts follow Kafka's ConfigDef: `Missing required configuration "k" which has
+ * no default value.` and `Invalid value v for configuration k: <reason>`.
+ * A missing or unknown connector.class is not a per-field result but a bad-request
+ * HerderError, as Kafka Connect answers 400 before validating anything.
+ */
+import type { AnyConfigDef, ConfigType } from '../../config/config-def.ts';
+import { parseValue } from '../../config/config-def.ts';
+import type {
+  PluginType,
+  SinkConnectorManifest,
+  SourceConnectorManifest,
+} from '../api/plugin-manifest.ts';
+import { HerderError } from '../herder/herder.ts';
+import {
+  commonConnectorDefs,
+  enrichedConnectorDefs,
+  prefixedDefs,
+  rawList,
+  sinkOnlyDefs,
+  sourceOnlyDefs,
+} from './connector-config.ts';
+import type { PluginRegistry } from './plugins.ts';
+
+export interface ConfigKeyInfo {
+  name: string;
+  type: string;
+  required: boolean;
+  default_value: string | null;
+  importance: string;
+  documentation: string;
+  group: string | null;
+  order_in_group: number;
+  width: string;
+  display_name: string;
+  dependents: string[];
+}
+
+export interface ConfigValueInfo {
+  name: string;
+  value: string | null;
+  recommended_values: string[];
+  errors: string[];
+  visible: boolean;
+}
+
+export interface ConfigInfo {
+  definition: ConfigKeyInfo | null;
+  value: ConfigValueInfo | null;
+}
+
+export interface ConfigInfos {
+  name: string;
+  error_count: number;
+  groups: string[];
+  configs: ConfigInfo[];
+}
+
+export type RawConnectorConfig = Readonly<Record<string, string | null>>;
+
+const NULL_VALUE_ERROR = 'Null value can not be supplied as the configuration value.';
+
+/** Validate a connector config; throws HerderError('bad-request') for a missing or unknown class. */
+export function validateConnectorConfig(
+  plugins: PluginRegistry,
+  raw: RawConnectorConfig,
+): ConfigInfos {
+  const connType = raw['connector.class'];
+  if (typeof connType !== 'string') {
+    throw new HerderError(
+      'bad-request',
+      `Connector config ${javaMap(raw)} contains no connector type`,
+    );
+  }
+  const manifest = plugins.findOfType(connType, 'source', 'sink');
+  if (manifest === undefined) {
+    throw new HerderError(
+      'bad-request',
+      `Failed to find any class that implements Connector and which name matches ${connType}, available connectors are: ${plugins.connectorNames().join(', ')}`,
+    );
+  }
+
+  // Definitions by name, in order; the plugin's own win over same-named common ones
+  // but keep the common key's position, as Kafka Connect's LinkedHashMap.putAll does.
+  const defs = new Map<string, AnyConfigDef>();
+  for (const def of enrichedConnectorDefs(plugins, manifest.type, raw)) defs.set(def.name, def);
+  for (const def of manifest.configDefs) defs.set(def.name, def);
+
+  const values = new Map<string, ValidatedValue>();
+  for (const def of defs.values()) values.set(def.name, validateKey(def, raw));
+  addNullValueErrors(raw, values);
+  if (manifest.type === 'sink') checkSinkTopics(raw, values);
+  runConnectorHook(manifest, raw, values);
+
+  const result = assemble(connType, [...defs.values()], values, plugins);
+  for (const [key, noun] of [
+    ['key.converter', 'converter'],
+    ['value.converter', 'converter'],
+    ['header.converter', 'converter'],
+  ] as const) {
+    const cls = raw[key];
+    const converter = typeof cls === 'string' ? plugins.findOfType(cls, noun) : undefined;
+    if (converter === undefined) continue;
+    const prefixed = prefixedDefs(converter.configDefs, `${key}.`);
+    const converterValues = new Map(prefixed.map((d) => [d.name, validateKey(d, raw)]));
+    const infos = assemble('', prefixed, converterValues, plugins);
+    result.error_count += infos.error_count;
+    result.configs.push(...infos.configs);
+    for (const g of infos.groups) if (!result.groups.includes(g)) result.groups.push(g);
+  }
+  return result;
+}
+
+/** Every error message of a ConfigInfos, in order, for the 400 that refuses a config. */
+export function configErrorMessages(infos: ConfigInfos): string[] {
+  return infos.configs.flatMap((c) => c.value?.errors ?? []);
+}
+
+/**
+ * GET /connector-plugins/{plugin}/config: the plugin's own keys, then (for connectors)
+ * the common keys it does not redefine, as Kafka Connect lists them.
+ */
+export function pluginConfigKeyInfos(
+  plugins: PluginRegistry,
+  type: PluginType,
+  defs: readonly AnyConfigDef[],
+): ConfigKeyInfo[] {
+  const all = new Map<string, AnyConfigDef>();
+  for (const d of defs) all.set(d.name, d);
+  if (type === 'source' || type === 'sink') {
+    const base = [
+      ...commonConnectorDefs(plugins),
+      ...(type === 'sink' ? sinkOnlyDefs : sourceOnlyDefs),
+    ];
+    for (const d of base) if (!all.has(d.name)) all.set(d.name, d);
+  }
+  const list = [...all.values()];
+  return list.map((d) => configKeyInfo(d, list));
+}
+
+interface ValidatedValue {
+  name: string;
+  value: string | null;
+  /** The typed value, for the connector's cross-field hook; undefined when it did not parse. */
+  typed: unknown;
+  errors: string[];
+}
+
+function validateKey(def: AnyConfigDef, raw: RawConnectorConfig): ValidatedValue {
+  const given = Object.hasOwn(raw, def.name) ? raw[def.name] : undefined;
+  const absent =
+    given === undefined ||
+    given === null ||
+    (given.trim() === '' &&
+      def.type !== 'string' &&
+      def.type !== 'list' &&
+      def.type !== 'password');
+  if (absent) {
+    if (def.default === undefined) {
+      return {
+        name: def.name,
+        value: null,
+        typed: undefined,
+        errors: [`Missing required configuration "${def.name}" which has no default value.`],
+      };
+    }
+    return {
+      name: def.name,
+      value: valueText(def.default, def.type),
+      typed: def.default,
+      errors: [],
+    };
+  }
+  const parsed = parseValue(def, given);
+  if (parsed.error !== undefined) {
+    return {
+      name: def.name,
+      value: null,
+      typed: undefined,
+      errors: [`Invalid value ${shown(def, given)} for configuration ${def.name}: ${parsed.error}`],
+    };
+  }
+  const problem = parsed.value === null ? undefined : def.validator?.(parsed.value, def.name);
+  return {
+    name: def.name,
+    value: valueText(parsed.value, def.type),
+    typed: problem === undefined ? parsed.value : undefined,
+    errors:
+      problem === undefined
+        ? []
+        : [`Invalid value ${shown(def, given)} for configuration ${def.name}: ${problem}`],
+  };
+}
+
+function shown(def: AnyConfigDef, given: string): string {
+  return def.type === 'password' ? '[hidden]' : given;
+}
+
+/** Kafka's ConfigDef.convertToString: lists comma-joined, passwords hidden, null kept. */
+function valueText(value: unknown, type: ConfigType): string | null {
+  if (value === null || value === undefined) return null;
+  if (type === 'password') return '[hidden]';
+  if (Array.isArray(value)) return value.join(',');
+  return String(value);
+}
+
+function addNullValueErrors(raw: RawConnectorConfig, values: Map<string, ValidatedValue>): void {
+  for (const [key, v] of Object.entries(raw)) {
+    if (v !== null) continue;
+    const entry = values.get(key) ?? { name: key, value: null, typed: undefined, errors: [] };
+    entry.errors.push(NULL_VALUE_ERROR);
+    values.set(key, entry);
+  }
+}
+
+/** SinkConnectorConfig.validate: exactly one of topics and topics.regex; the DLQ is not an input. */
+function checkSinkTopics(raw: RawConnectorConfig, values: Map<string, ValidatedValue>): void {
+  const topics = rawList(raw, 'topics');
+  const regex = (raw['topics.regex'] ?? '').trim();
+  const add = (key: string, message: string) => values.get(key)?.errors.push(message);
+  if (topics.length > 0 && regex !== '') {
+    const message = 'topics and topics.regex are mutually exclusive options, but both are set.';
+    add('topics', message);
+    add('topics.regex', message);
+  } else if (topics.length === 0 && regex === '') {
+    const message = 'Must configure one of topics or topics.regex';
+    add('topics', message);
+    add('topics.regex', message);
+  }
+  const dlq = (raw['errors.deadletterqueue.topic.name'] ?? '').trim();
+  if (dlq !== '' && topics.includes(dlq)) {
+    add(
+      'errors.deadletterqueue.topic.name',
+      `The DLQ topic '${dlq}' may not be included in the list of topics ('topics=${topics.join(',')}') consumed by the connector`,
+    );
+  }
+}
+
+function runConnectorHook(
+  manifest: SourceConnectorManifest | SinkConnectorManifest,
+  raw: RawConnectorConfig,
+  values: Map<string, ValidatedValue>,
+): void {
+  const typed: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) typed[k] = v;
+  for (const def of manifest.configDefs) {
+    const v = values.get(def.name);
+    if (v === undefined || v.typed === undefined) return;
+    typed[def.name] = v.typed;
+  }
+  const connector = manifest.createConnector();
+  if (connector.validate === undefined) return;
+  let errors: ReturnType<NonNullable<typeof connector.validate>>;
+  try {
+    errors = connector.validate(typed);
+  } catch (e) {
+    errors = [
+      {
+        key: 'connector.class',
+        value: raw['connector.class'],
+        message: `Error while validating connector config: ${(e as Error).message}`,
+      },
+    ];
+  }
+  for (const error of errors) {
+    const entry = values.get(error.key) ?? {
+      name: error.key,
+      value: raw[error.key] ?? null,
+      typed: undefined,
+      errors: [],
+    };
+    entry.errors.push(error.message);
+    values.set(error.key, entry);
+  }
+}
+
+/** AbstractHerder.generateResult: values without a definition first, then every definition. */
+function assemble(
+  name: string,
+  defs: readonly AnyConfigDef[],
+  values: Map<string, ValidatedValue>,
+  plugins: PluginRegistry,
+): ConfigInfos {
+  const configs: ConfigInfo[] = [];
+  const defined = new Set(defs.map((d) => d.name));
+  let errorCount = 0;
+  for (const v of values.values()) {
+    if (defined.has(v.name)) continue;
+    configs.push({ definition: null, value: valueInfo(v, []) });
+    errorCount += v.errors.length;
+  }
+  const groups: string[] = [];
+  for (const def of defs) {
+    if (def.group !== undefined && !groups.includes(def.group)) groups.push(def.group);
+    const v = values.get(def.name);
+    configs.push({
+      definition: configKeyInfo(def, defs),
+      value: v === undefined ? null : valueInfo(v, recommendations(def, plugins)),
+    });
+    errorCount += v?.errors.length ?? 0;
+  }
+  return { name, error_count: errorCount, groups, configs };
+}
+
+function valueInfo(v: ValidatedValue, recommended: string[]): ConfigValueInfo {
+  return {
+    name: v.name,
+    value: v.value,
+    recommended_values: recommended,
+    errors: v.errors,
+    visible: true,
+  };
+}
+
+/** Kafka Connect recommends the installed classes for transform and predicate types. */
+function recommendations(def: AnyConfigDef, plugins: PluginRegistry): string[] {
+  const type: PluginType | undefined = /^transforms\.[^.]+\.type$/.test(def.name)
+    ? 'transformation'
+    : /^predicates\.[^.]+\.type$/.test(def.name)
+      ? 'predicate'
+      : undefined;
+  if (type === undefined) return [];
+  return plugins
+    .list(false)
+    .filter((p) => p.type === type)
+    .map((p) => p.class);
+}
+
+/** ConfigKeyInfo of one definition; order_in_group counts within its group from 1. */
+export function configKeyInfo(def: AnyConfigDef, siblings: readonly AnyConfigDef[]): ConfigKeyInfo {
+  const order =
+    def.group === undefined ? -1 : siblings.filter((d) => d.group === def.group).indexOf(def) + 1;
+  return {
+    name: def.name,
+    type: def.type.toUpperCase(),
+    required: def.default === undefined,
+    default_value: def.default === undefined ? null : valueText(def.default, def.type),
+    importance: (def.importance ?? 'medium').toUpperCase(),
+    documentation: def.doc,
+    group: def.group ?? null,
+    order_in_group: order,
+    width: 'NONE',
+    display_name: def.name,
+    dependents: [],
+  };
+}
+
+/** Java's Map.toString, as Kafka Connect's "contains no connector type" message shows the config. */
+function javaMap(raw: RawConnectorConfig): string {
+  return `{${Object.entries(raw)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ')}}`;
+}
