@@ -13,6 +13,8 @@
  *   { lsn, lsn_proc: this change's LSN, lsn_commit: its transaction's commit LSN,
  *     txId, ts_usec: commit time, messageType }
  * so a restart can skip the changes of a partly delivered transaction up to lsn_proc.
+ * When one change becomes several records (delete + tombstone, key change), all but
+ * the last carry lsn_proc = LSN - 1, so a restart from any of them repeats the change.
  */
 import type pg from 'pg';
 import type { SourceOffset, SourceRecord } from '../../../src/connect/api/index.ts';
@@ -197,12 +199,35 @@ export class ChangeEventSource {
       this.offset(lsn, messageType),
     );
     this.count(out.length);
-    if (out.length > 0) this.o.emit(out);
+    if (out.length === 0) return;
+    // Records of one change share its LSN. Only the last may say the change is done
+    // (lsn_proc = its LSN): if the runtime stored the offset of a delete but not yet
+    // of its tombstone, a restart must send the whole change again, not skip it.
+    for (let i = 0; i < out.length - 1; i++) {
+      out[i] = { ...out[i], sourceOffset: { ...out[i].sourceOffset, lsn_proc: lsn - 1 } };
+    }
+    this.o.emit(out);
   }
 
+  /**
+   * True while a transaction is open or a schema lookup holds messages back: records
+   * may still come for WAL the stream has already received.
+   */
+  get busy(): boolean {
+    return this.tx !== null || this.backlog !== null;
+  }
+
+  /**
+   * Changes already delivered before the resume point: whole transactions that
+   * committed before it (Postgres re-sends everything after its confirmed position,
+   * which may lag the stored offset), and the resume transaction up to lsn_proc.
+   */
   private skip(lsn: Lsn): boolean {
     const r = this.o.resumeAfter;
-    return !!r && this.tx !== null && this.tx.commitLsn === r.commitLsn && lsn <= r.lsnProc;
+    if (!r || this.tx === null) return false;
+    return (
+      this.tx.commitLsn < r.commitLsn || (this.tx.commitLsn === r.commitLsn && lsn <= r.lsnProc)
+    );
   }
 
   private count(n: number): void {

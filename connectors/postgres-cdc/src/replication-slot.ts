@@ -109,6 +109,28 @@ export async function dropSlot(client: pg.Client, slotName: string): Promise<voi
   );
 }
 
+/**
+ * Drop a slot, waiting until a previous connection that still holds it lets go
+ * (DROP_REPLICATION_SLOT ... WAIT, on a replication connection). No-op if missing.
+ */
+export async function dropSlotWaiting(
+  connection: pg.ClientConfig,
+  slotName: string,
+): Promise<void> {
+  const client = new pg.Client({ ...connection, replication: 'database' } as pg.ClientConfig);
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const exists = await client.query(
+      `SELECT 1 FROM pg_replication_slots WHERE slot_name = ${client.escapeLiteral(slotName)}`,
+    );
+    if ((exists.rowCount ?? 0) > 0)
+      await client.query(`DROP_REPLICATION_SLOT ${client.escapeIdentifier(slotName)} WAIT`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export type ResumeCheck =
   /** Stream from the stored LSN; Postgres starts at the slot's confirmed position if later. */
   { resumeFrom: Lsn; note?: string } | { error: SlotError };

@@ -15,8 +15,9 @@
  *     transaction are committed. Postgres skips a transaction on restart when its
  *     commit record lies below the confirmed position, so the Commit's *end* LSN is the
  *     smallest position that does not re-send it.
- *   - idle keepalives: when nothing is in flight (no open transaction and every commit
- *     received has been confirmed), a keepalive's wal_end is reported as flushed. WAL
+ *   - idle keepalives: when nothing is in flight (no open transaction, every commit
+ *     received has been confirmed, and the caller's canConfirmIdle agrees), a
+ *     keepalive's wal_end is reported as flushed. WAL
  *     up to there held no captured change we have not delivered and had committed, so
  *     an idle captured table does not pin WAL while other tables are busy.
  *   - never anything else: the written position follows what was received, but the
@@ -47,6 +48,12 @@ export interface ReplicationStreamOptions {
   onPayload?(payload: Buffer): void;
   /** Called when the flushed position sent to Postgres advances (for metrics and tests). */
   onFlushed?(lsn: Lsn): void;
+  /**
+   * Asked before an idle keepalive's position is confirmed: false while the caller
+   * still owes records of WAL received on an earlier connection (after a reconnect
+   * this stream has seen no commit yet, but the caller's earlier ones are unconfirmed).
+   */
+  canConfirmIdle?(): boolean;
   /** Ask for pgoutput's logical decoding messages (pg_logical_emit_message) too. */
   messages?: boolean;
 }
@@ -224,7 +231,8 @@ export class ReplicationStream {
       if (
         !this.inTransaction &&
         this.lastCommitEnd <= this.flushedLsn &&
-        walEnd > this.flushedLsn
+        walEnd > this.flushedLsn &&
+        (this.options.canConfirmIdle?.() ?? true)
       ) {
         // Idle: nothing received is waiting for an offset commit, so the server's
         // position can be confirmed without skipping anything we owe downstream.

@@ -1,0 +1,35 @@
+/**
+ * The postgres-cdc plugin folder: a Debezium-compatible Postgres change data capture
+ * source, answering to Debezium's class name so existing connector configs run.
+ *
+ * Its topics (`<topic.prefix>.<schema>.<table>`) must be compacted so a delete's
+ * tombstone removes the key; the runtime creates them before first use (see
+ * TOPIC_CREATION_DEFAULTS).
+ */
+import { definePlugins } from '../../src/connect/api/index.ts';
+import { postgresCdcConfigDefs } from './src/connector-config.ts';
+import { CONNECTOR_VERSION } from './src/event-builder.ts';
+import { PostgresCdcSourceConnector } from './src/postgres-cdc-connector.ts';
+import { PostgresCdcSourceTask } from './src/postgres-cdc-task.ts';
+
+/**
+ * Topic settings this connector's topics need, in KIP-158's `topic.creation.default.*`
+ * form. The connector API has no way to declare them yet; the runtime applies them
+ * when the connector config sets none of its own.
+ */
+export const TOPIC_CREATION_DEFAULTS = {
+  'topic.creation.default.cleanup.policy': 'compact',
+  'topic.creation.default.partitions': '1',
+  'topic.creation.default.replication.factor': '-1',
+} as const;
+
+export default definePlugins({
+  type: 'source',
+  className: 'connect.postgres.PostgresCdcSourceConnector',
+  aliases: ['io.debezium.connector.postgresql.PostgresConnector', 'PostgresConnector'],
+  version: CONNECTOR_VERSION,
+  doc: 'Streams row changes of Postgres tables (pgoutput) as Debezium change events',
+  configDefs: postgresCdcConfigDefs,
+  createConnector: () => new PostgresCdcSourceConnector(),
+  createTask: () => new PostgresCdcSourceTask(),
+});

@@ -1,0 +1,225 @@
+/**
+ * The streaming loop of one task: a session (catalog connection, type registry,
+ * ChangeEventSource, ReplicationStream) that is rebuilt with back-off whenever the
+ * connection is lost, until stop().
+ *
+ * Resuming after a reconnect: Postgres re-sends everything after the slot's confirmed
+ * position, which lags what this task already handed on (confirmation waits for the
+ * runtime's offset commit). The new session's change source therefore skips up to the
+ * last record emitted (same rule as a restart from a stored offset), and the new
+ * stream may confirm idle keepalives only when the caller has nothing unconfirmed
+ * (`canConfirmIdle`), so the slot never moves past records still owed downstream.
+ *
+ * Failures: a decode error, a missing slot or rejected credentials end the loop
+ * (`onFatal`); anything else (connection refused, reset, walsender killed, slot still
+ * held by a previous connection) is retried with exponential back-off from
+ * `backoff.initialMs` to `backoff.maxMs`, and reported through `onState('retrying')`.
+ *
+ * Owner: the task. start() once, stop() once; stop() interrupts a back-off wait,
+ * closes both connections and resolves when the loop has ended.
+ */
+import pg from 'pg';
+import { type SourceRecord, Wakeup } from '../../../src/connect/api/index.ts';
+import { ChangeEventSource, type CompletedTransaction } from './change-event-source.ts';
+import type { EventContext } from './event-builder.ts';
+import type { Lsn } from './lsn.ts';
+import { ReplicationStream, ReplicationStreamError } from './replication-stream.ts';
+import type { TableFilter } from './table-filter.ts';
+import { SESSION_OPTIONS } from './text-values.ts';
+import type { MappingModes } from './type-mapping.ts';
+import { TypeRegistry } from './type-registry.ts';
+
+export type StreamState = 'connecting' | 'streaming' | 'retrying' | 'stopped' | 'failed';
+
+export interface StreamRunnerOptions {
+  connection: pg.ClientConfig;
+  slotName: string;
+  publicationName: string;
+  context: EventContext;
+  filter: TableFilter;
+  modes: MappingModes;
+  topicPrefix: string;
+  skippedOperations: ReadonlySet<string>;
+  statusIntervalMs: number;
+  startLsn: Lsn;
+  resumeAfter: { commitLsn: Lsn; lsnProc: Lsn } | null;
+  backoff: { initialMs: number; maxMs: number };
+  emit(records: SourceRecord[]): void;
+  onCommit(tx: CompletedTransaction): void;
+  canConfirmIdle(): boolean;
+  onState(state: StreamState, detail?: string): void;
+  onFatal(error: Error): void;
+}
+
+interface Session {
+  catalog: pg.Client;
+  source: ChangeEventSource | null;
+  stream: ReplicationStream | null;
+  live: boolean;
+}
+
+export class StreamRunner {
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private session: Session | null = null;
+  private readonly backoffWait = new Wakeup();
+  private resumeAfter: { commitLsn: Lsn; lsnProc: Lsn } | null;
+  private confirmed: Lsn;
+  /** Highest WAL position the server reported sending, across sessions. */
+  private serverWalEnd: Lsn = 0;
+  private paused = false;
+
+  constructor(private readonly o: StreamRunnerOptions) {
+    this.resumeAfter = o.resumeAfter;
+    this.confirmed = o.startLsn;
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /** Confirm `lsn` now, or when the next session starts if disconnected. */
+  confirm(lsn: Lsn): void {
+    if (lsn > this.confirmed) this.confirmed = lsn;
+    // Status frames are valid only once the stream is in CopyBoth mode; a session still
+    // starting picks the position up when it goes live.
+    if (this.session?.live) this.session.stream?.confirm(lsn);
+  }
+
+  /** Stop reading from the socket (back-pressure); applies to later sessions too. */
+  pause(): void {
+    this.paused = true;
+    this.session?.stream?.pause();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.session?.stream?.resume();
+  }
+
+  /** The flushed LSN reported to Postgres (or to be reported on reconnect). */
+  get confirmedLsn(): Lsn {
+    return Math.max(this.confirmed, this.session?.stream?.flushedLsn ?? 0);
+  }
+
+  get walEnd(): Lsn {
+    return Math.max(this.serverWalEnd, this.session?.stream?.serverWalEnd ?? 0);
+  }
+
+  /** True while a transaction's records may still be coming. */
+  get busy(): boolean {
+    return this.session?.source?.busy ?? false;
+  }
+
+  /** The live session's catalog connection, for heartbeat queries and lag; null between sessions. */
+  get catalog(): pg.Client | null {
+    return this.session?.live ? this.session.catalog : null;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.backoffWait.wake();
+    await this.closeSession();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    let attempt = 0;
+    while (!this.stopping) {
+      try {
+        this.o.onState('connecting');
+        const { done } = await this.openSession();
+        attempt = 0;
+        this.o.onState('streaming');
+        await done;
+      } catch (error) {
+        await this.closeSession();
+        if (this.stopping) break;
+        const e = error instanceof Error ? error : new Error(String(error));
+        if (isFatal(e)) {
+          this.o.onState('failed', e.message);
+          this.o.onFatal(e);
+          return;
+        }
+        attempt++;
+        const delay = Math.min(this.o.backoff.maxMs, this.o.backoff.initialMs * 2 ** (attempt - 1));
+        this.o.onState('retrying', `attempt ${attempt}, next in ${delay} ms: ${e.message}`);
+        await this.backoffWait.wait(delay);
+      }
+    }
+    await this.closeSession();
+    this.o.onState('stopped');
+  }
+
+  private async openSession(): Promise<{ done: Promise<void> }> {
+    const o = this.o;
+    const catalog = new pg.Client({ ...o.connection, options: SESSION_OPTIONS });
+    let failSession: (e: unknown) => void = () => undefined;
+    const sessionFailed = new Promise<never>((_, reject) => {
+      failSession = reject;
+    });
+    sessionFailed.catch(() => undefined);
+    catalog.on('error', (e) => failSession(e));
+    const session: Session = { catalog, source: null, stream: null, live: false };
+    this.session = session;
+    await catalog.connect();
+    const registry = new TypeRegistry(catalog);
+    await registry.load();
+    if (this.stopping) throw new Error('stopping');
+    const source = new ChangeEventSource({
+      context: o.context,
+      catalog,
+      registry,
+      modes: o.modes,
+      filter: o.filter,
+      topicPrefix: o.topicPrefix,
+      skippedOperations: o.skippedOperations,
+      resumeAfter: this.resumeAfter,
+      emit: (records) => {
+        const last = records[records.length - 1].sourceOffset;
+        if (typeof last.lsn_commit === 'number' && typeof last.lsn_proc === 'number')
+          this.resumeAfter = { commitLsn: last.lsn_commit, lsnProc: last.lsn_proc };
+        o.emit(records);
+      },
+      onCommit: (tx) => o.onCommit(tx),
+      onError: (e) => failSession(e),
+    });
+    const stream = new ReplicationStream({
+      connection: { ...o.connection, options: SESSION_OPTIONS },
+      slotName: o.slotName,
+      publicationNames: [o.publicationName],
+      startLsn: this.confirmed,
+      statusIntervalMs: o.statusIntervalMs,
+      canConfirmIdle: () => !source.busy && o.canConfirmIdle(),
+      onMessage: (m, lsn) => source.accept(m, lsn),
+      onFlushed: (lsn) => {
+        if (lsn > this.confirmed) this.confirmed = lsn;
+      },
+    });
+    session.source = source;
+    // Set before start, so a stop() during start closes this stream too.
+    session.stream = stream;
+    const { done } = await stream.start();
+    session.live = true;
+    stream.confirm(this.confirmed);
+    if (this.paused) stream.pause();
+    return { done: Promise.race([done, sessionFailed]) };
+  }
+
+  private async closeSession(): Promise<void> {
+    const s = this.session;
+    this.session = null;
+    if (!s) return;
+    if (s.stream) this.serverWalEnd = Math.max(this.serverWalEnd, s.stream.serverWalEnd);
+    await s.stream?.stop();
+    await s.catalog.end().catch(() => undefined);
+  }
+}
+
+/** Errors that retrying cannot fix. */
+function isFatal(e: Error): boolean {
+  if (e instanceof ReplicationStreamError && e.kind === 'decode') return true;
+  const code = (e.cause as { code?: string } | undefined)?.code ?? (e as { code?: string }).code;
+  // 42704: the slot does not exist; 28P01/28000: credentials or pg_hba rejected.
+  return code === '42704' || code === '28P01' || code === '28000';
+}
