@@ -14,8 +14,7 @@ import { PostgresCdcSourceTask } from './src/postgres-cdc-task.ts';
 
 /**
  * Topic settings this connector's topics need, in KIP-158's `topic.creation.default.*`
- * form. The connector API has no way to declare them yet; the runtime applies them
- * when the connector config sets none of its own.
+ * form: compacted, so that a delete's tombstone removes the key.
  */
 export const TOPIC_CREATION_DEFAULTS = {
   'topic.creation.default.cleanup.policy': 'compact',
@@ -30,6 +29,7 @@ export default definePlugins({
   version: CONNECTOR_VERSION,
   doc: 'Streams row changes of Postgres tables (pgoutput) as Debezium change events',
   configDefs: postgresCdcConfigDefs,
+  topicCreationDefaults: TOPIC_CREATION_DEFAULTS,
   createConnector: () => new PostgresCdcSourceConnector(),
   createTask: () => new PostgresCdcSourceTask(),
 });

@@ -43,6 +43,13 @@ interface ManifestBase {
 
 export interface SourceConnectorManifest extends ManifestBase {
   readonly type: 'source';
+  /**
+   * Settings the topics this connector writes need, in KIP-158 form
+   * (`topic.creation.default.cleanup.policy: compact`, ...). The runtime creates
+   * missing topics with them before the first record, unless the connector's own
+   * config sets `topic.creation.*` keys, which win.
+   */
+  readonly topicCreationDefaults?: Readonly<Record<string, string>>;
   createConnector(): SourceConnector;
   createTask(): SourceTask;
 }
