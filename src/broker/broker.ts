@@ -2,11 +2,40 @@
  * The embedded broker: composes the TCP server, the log manager, the group
  * coordinator and producer state into one single-node Kafka-protocol broker.
  *
- * Contract used by the CLI and the test harness (kept stable while the broker is
- * being built): `startBroker` resolves once the listener accepts connections, and
- * `stop()` closes the listener, answers or drops in-flight requests, flushes every
- * log and resolves when nothing is left running.
+ * Contract used by the CLI and the test harness: `startBroker` resolves once the
+ * listener accepts connections, and `stop()` closes the listener, lets in-flight
+ * answers finish briefly (long polls answer at once), stops the group coordinator,
+ * writes producer state snapshots, then flushes and closes every log (writing
+ * recovery checkpoints), and resolves when nothing is left running. A broker that
+ * fails to start releases what it had opened before rejecting.
+ *
+ * Data directory: the log manager's layout (topics/, `<topic>-<partition>/`, among
+ * them `__consumer_offsets`, the group store, replayed into the coordinator on start), plus
+ * `meta.json` (cluster id, node id; the cluster id is made once and kept) and
+ * `producer-ids.json` (producer-id-manager.ts).
+ *
+ * Everything runs on the calling thread's event loop; broker-thread.ts runs it on a
+ * worker thread of its own.
  */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { brokerConfigDefs } from '../config/broker-config.ts';
+import { systemClock } from '../util/clock.ts';
+import { getLogger } from '../util/logger.ts';
+import { systemTimers } from '../util/timers.ts';
+import { GroupCoordinator } from './group/group-coordinator.ts';
+import { OffsetsTopicStore } from './group/offsets-topic-store.ts';
+import type { BrokerServices } from './handlers/broker-services.ts';
+import { groupHandlers } from './handlers/group/index.ts';
+import type { RequestHandler } from './handlers/handler.ts';
+import { brokerHandlers } from './handlers/index.ts';
+import { readJsonFile, writeFileAtomic } from './log/atomic-file.ts';
+import { LogManager } from './log/log-manager.ts';
+import { ProducerIdManager } from './producer/producer-id-manager.ts';
+import { ProducerStateStore } from './producer/producer-state-store.ts';
+import { createRequestRouter } from './server/request-router.ts';
+import { SocketServer } from './server/socket-server.ts';
 
 export interface BrokerOptions {
   /** Address to listen on; 0.0.0.0 listens everywhere. */
@@ -15,6 +44,8 @@ export interface BrokerOptions {
   port: number;
   /** Host clients are told to connect to in Metadata; defaults to host (or 127.0.0.1 for 0.0.0.0). */
   advertisedHost?: string;
+  /** Port clients are told to connect to in Metadata; defaults to the bound port (a proxy in front may differ). */
+  advertisedPort?: number;
   /** Directory holding partition logs and broker metadata. */
   dataDir: string;
   nodeId: number;
@@ -28,15 +59,125 @@ export interface RunningBroker {
   stop(): Promise<void>;
 }
 
-export class BrokerNotBuiltError extends Error {
-  constructor() {
-    super(
-      'The embedded broker is not built yet (see the issue "Embedded broker I"). Set bootstrap.servers to a Kafka cluster instead.',
-    );
-    this.name = 'BrokerNotBuiltError';
+/** How often producer state is snapshotted, bounding the log tail replayed after a crash. */
+const PRODUCER_SNAPSHOT_INTERVAL_MS = 60_000;
+/** How long stop() lets in-flight answers finish before closing connections. */
+const STOP_GRACE_MS = 2_000;
+/** offset.metadata.max.bytes, Kafka's default. */
+const OFFSET_METADATA_MAX_BYTES = 4096;
+
+export async function startBroker(options: BrokerOptions): Promise<RunningBroker> {
+  const logger = getLogger('broker');
+  const config = withDefaults(options.config);
+  mkdirSync(options.dataDir, { recursive: true });
+  const clusterId = loadClusterId(options.dataDir, options.nodeId);
+  const logs = LogManager.open({
+    dataDir: options.dataDir,
+    brokerConfig: config,
+    clock: systemClock,
+    retentionCheckIntervalMs: config['log.retention.check.interval.ms'] as number,
+    cleanerBackoffMs: config['log.cleaner.backoff.ms'] as number,
+    cleanerEnabled: config['log.cleaner.enable'] as boolean,
+  });
+  const stopping = new AbortController();
+  // Committed offsets and group metadata live in __consumer_offsets (created on first start).
+  const groupStore = OffsetsTopicStore.open(logs, {
+    partitions: config['offsets.topic.num.partitions'] as number,
+    segmentBytes: config['offsets.topic.segment.bytes'] as number,
+    clock: systemClock,
+    logger: getLogger('broker.group.store'),
+  });
+  const coordinator = new GroupCoordinator({
+    clock: systemClock,
+    timers: systemTimers,
+    logger: getLogger('broker.group'),
+    minSessionTimeoutMs: config['group.min.session.timeout.ms'] as number,
+    maxSessionTimeoutMs: config['group.max.session.timeout.ms'] as number,
+    initialRebalanceDelayMs: config['group.initial.rebalance.delay.ms'] as number,
+    offsetsRetentionMs: (config['offsets.retention.minutes'] as number) * 60_000,
+    maxMetadataBytes: OFFSET_METADATA_MAX_BYTES,
+    store: groupStore,
+  });
+  const producerStates = new ProducerStateStore(getLogger('broker.producer'));
+  let server: SocketServer | undefined;
+  let snapshotTimer: NodeJS.Timeout | undefined;
+  try {
+    groupStore.loadInto(coordinator);
+    const services: BrokerServices = {
+      coordinator,
+      logs,
+      nodeId: options.nodeId,
+      advertisedHost: options.advertisedHost ?? defaultAdvertisedHost(options.host),
+      port: options.port,
+      clusterId,
+      config,
+      producerIds: await ProducerIdManager.open(options.dataDir),
+      producerStates,
+      clock: systemClock,
+      logger,
+      stopping: stopping.signal,
+    };
+    const handlers = new Map<number, RequestHandler<BrokerServices>>(brokerHandlers);
+    // BrokerServices includes GroupHandlerServices, so the group handlers take it as is.
+    for (const [key, handler] of Object.entries(groupHandlers)) handlers.set(Number(key), handler);
+    const router = createRequestRouter(handlers, services, getLogger('broker.server'));
+    server = new SocketServer({
+      host: options.host,
+      port: options.port,
+      maxRequestBytes: config['socket.request.max.bytes'] as number,
+      handler: router.handle,
+      logger: getLogger('broker.server'),
+    });
+    await server.listen();
+    services.port = options.advertisedPort ?? server.port;
+    logs.startBackgroundWork();
+    snapshotTimer = setInterval(() => producerStates.snapshotAll(), PRODUCER_SNAPSHOT_INTERVAL_MS);
+    snapshotTimer.unref();
+  } catch (e) {
+    coordinator.close();
+    await server?.close(0);
+    await logs.close();
+    throw e;
   }
+  const listening = server;
+  let stopped: Promise<void> | undefined;
+  const stop = async () => {
+    stopping.abort();
+    clearInterval(snapshotTimer);
+    await listening.close(STOP_GRACE_MS);
+    coordinator.close();
+    producerStates.snapshotAll();
+    await logs.close();
+    logger.info('broker stopped');
+  };
+  return {
+    host: options.host,
+    port: listening.port,
+    stop: () => {
+      stopped ??= stop();
+      return stopped;
+    },
+  };
 }
 
-export async function startBroker(_options: BrokerOptions): Promise<RunningBroker> {
-  throw new BrokerNotBuiltError();
+function withDefaults(given: Record<string, unknown>): Record<string, unknown> {
+  const config: Record<string, unknown> = { ...given };
+  for (const def of brokerConfigDefs) {
+    if (config[def.name] === undefined) config[def.name] = def.default;
+  }
+  return config;
+}
+
+function defaultAdvertisedHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+}
+
+/** The cluster id made on first start (22 url-safe base64 characters, as Kafka's). */
+function loadClusterId(dataDir: string, nodeId: number): string {
+  const path = join(dataDir, 'meta.json');
+  const stored = readJsonFile(path) as { clusterId?: unknown } | undefined;
+  if (typeof stored?.clusterId === 'string') return stored.clusterId;
+  const clusterId = Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64url');
+  writeFileAtomic(path, JSON.stringify({ clusterId, nodeId }));
+  return clusterId;
 }

@@ -4,7 +4,7 @@
  * Connect runtime reaches it over the Kafka protocol like any other cluster.
  */
 import { resolve } from 'node:path';
-import { BrokerNotBuiltError, type BrokerOptions, type RunningBroker } from '../broker/broker.ts';
+import type { BrokerOptions, RunningBroker } from '../broker/broker.ts';
 import { advertisedHost, brokerConfigDefs } from '../config/broker-config.ts';
 import type { Shutdown } from '../util/shutdown.ts';
 import type { CliContext } from './cli-context.ts';
@@ -35,13 +35,9 @@ export async function startEmbeddedBroker(
     );
     return broker;
   } catch (e) {
-    if (e instanceof BrokerNotBuiltError) {
-      ctx.err(`error: ${e.message}`);
-    } else {
-      ctx.err(
-        `error: the broker failed to start on ${options.host}:${options.port}: ${(e as Error).message}`,
-      );
-    }
+    ctx.err(
+      `error: the broker failed to start on ${options.host}:${options.port}: ${(e as Error).message}`,
+    );
     return undefined;
   }
 }

@@ -10,7 +10,11 @@
  * Ordering: the handler may answer asynchronously (a Fetch long-poll, a Produce waiting
  * for fsync), but Kafka clients match responses by order as well as correlation id, so
  * each connection keeps a FIFO of pending answers and writes the head as soon as it is
- * ready. A handler that answers `null` sends nothing (acks=0 produce).
+ * ready. A handler that answers `null` sends nothing (acks=0 produce); one that
+ * answers `'close'` (a malformed or unsupported request) has the connection closed
+ * once the answers before it are written. An answer may be one Buffer or a list of
+ * chunks (a Fetch response passes stored record batches through uncopied); chunks
+ * are written under cork, so the kernel sees one writev.
  *
  * Back-pressure: when more than `maxInFlight` requests of one connection are pending,
  * or the socket's write buffer is full, reading from that socket pauses until the
@@ -29,11 +33,17 @@ export interface ConnectionInfo {
   readonly remoteAddress: string;
 }
 
-/** Answers one request frame (without its size prefix) with a full response frame (with it). */
+/**
+ * A full response frame (with its size prefix) as one Buffer or as chunks, null for
+ * no answer, or 'close' to close the connection after the answers before it.
+ */
+export type FrameAnswer = Buffer | readonly Buffer[] | null | 'close';
+
+/** Answers one request frame (without its size prefix). */
 export type FrameHandler = (
   frame: Buffer,
   connection: ConnectionInfo,
-) => Buffer | null | Promise<Buffer | null>;
+) => FrameAnswer | Promise<FrameAnswer>;
 
 export interface SocketServerOptions {
   host: string;
@@ -109,7 +119,7 @@ class Connection {
   private chunks: Buffer[] = [];
   private buffered = 0;
   /** Answers in request order; each settles to a frame, null (no answer), or an error. */
-  private readonly pending: Array<{ done: boolean; value: Buffer | null }> = [];
+  private readonly pending: Array<{ done: boolean; value: FrameAnswer }> = [];
   private readonly maxInFlight: number;
   private paused = false;
   private closed = false;
@@ -188,9 +198,9 @@ class Connection {
   }
 
   private dispatch(frame: Buffer): void {
-    const slot = { done: false, value: null as Buffer | null };
+    const slot = { done: false, value: null as FrameAnswer };
     this.pending.push(slot);
-    let answer: Buffer | null | Promise<Buffer | null>;
+    let answer: FrameAnswer | Promise<FrameAnswer>;
     try {
       answer = this.options.handler(frame, this.info);
     } catch (err) {
@@ -222,10 +232,23 @@ class Connection {
     let wrote = false;
     while (this.pending.length > 0 && this.pending[0]!.done) {
       const { value } = this.pending.shift()!;
+      if (value === 'close') {
+        // Everything answered before the bad request still reaches the client.
+        this.closed = true;
+        this.pending.length = 0;
+        if (wrote) this.socket.uncork();
+        this.socket.destroySoon();
+        this.notifyDrained();
+        return;
+      }
       if (value !== null) {
         if (!wrote) this.socket.cork();
         wrote = true;
-        this.socket.write(value);
+        if (Buffer.isBuffer(value)) {
+          this.socket.write(value);
+        } else {
+          for (const chunk of value) this.socket.write(chunk);
+        }
       }
     }
     if (wrote) process.nextTick(() => this.socket.uncork());

@@ -4,8 +4,10 @@
  * from the real process environment, and the shutdown path under real signals.
  */
 import { fileURLToPath } from 'node:url';
+import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { runConnect, useProcess } from '../../helpers/processes.ts';
+import { useTmpDir } from '../../helpers/tmp-dir.ts';
 
 const shutdownChild = fileURLToPath(new URL('./fixtures/shutdown-child.ts', import.meta.url));
 
@@ -56,12 +58,23 @@ describe('connect command (child process)', () => {
     }
   });
 
-  it('broker reports that the embedded broker is not built yet and exits 1', async () => {
-    const result = await runConnect(['broker'], { env: { BROKER_BROKER_PORT: '0' } });
-    expect(result.code).toBe(1);
-    expect(result.output).toEqual([
-      expect.stringMatching(/^error: The embedded broker is not built yet/),
-    ]);
+  it('broker serves Kafka clients until SIGTERM, then exits 0', async () => {
+    const child = useProcess(
+      process.execPath,
+      ['bin/connect.js', 'broker', '-o', 'broker.port=0', '-o', `broker.data.dir=${useTmpDir()}`],
+      {
+        env: { LOG_LEVEL: 'warn' },
+      },
+    );
+    const line = await child.waitForLine(/^broker listening on /);
+    const port = Number(/:(\d+) /.exec(line)![1]);
+    const admin = new Kafka({ brokers: [`127.0.0.1:${port}`], logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'cli-topic', numPartitions: 2 }] });
+    expect(await admin.listTopics()).toContain('cli-topic');
+    await admin.disconnect();
+    child.signal('SIGTERM');
+    expect(await child.exited).toEqual({ code: 0, signal: null });
   });
 
   it('on SIGTERM a process stops its components in reverse start order and exits 0', async () => {

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { BrokerOptions, RunningBroker } from '../../../src/broker/broker.ts';
 import { capturedContext } from '../../../src/cli/cli-context.ts';
@@ -150,12 +150,25 @@ describe('connect CLI (in-process)', () => {
     });
   });
 
-  it('broker reports clearly that the embedded broker is not built yet', async () => {
-    const ctx = capturedContext();
-    expect(await main(['broker', '-o', 'broker.port=0'], ctx)).toBe(1);
-    expect(ctx.stderr).toEqual([
-      expect.stringMatching(/^error: The embedded broker is not built yet/),
-    ]);
+  it('broker exits 1 naming the address when its port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const ctx = capturedContext();
+      const code = await main(
+        ['broker', '-o', `broker.port=${port}`, '-o', `broker.data.dir=${useTmpDir()}`],
+        ctx,
+      );
+      expect(code).toBe(1);
+      expect(ctx.stderr).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^error: the broker failed to start on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`),
+        ),
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('broker runs until SIGTERM, then stops the broker and exits 0', async () => {

@@ -31,9 +31,7 @@ function frame(payload: Buffer): Buffer {
 }
 
 /** A client that collects size-prefixed answers. */
-function client(
-  port: number,
-): Promise<{
+function client(port: number): Promise<{
   socket: Socket;
   answers: Buffer[];
   next: (n: number) => Promise<Buffer[]>;

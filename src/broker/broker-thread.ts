@@ -1,0 +1,58 @@
+/**
+ * The embedded broker on a worker thread of its own (DESIGN.md: broker I/O and
+ * connector work use both cores and meet only over loopback TCP).
+ *
+ * Messages, parent -> thread: `{ type: 'stop' }`. Thread -> parent:
+ * `{ type: 'started', host, port }` once listening, `{ type: 'failed', message }` if
+ * startBroker rejected, `{ type: 'stopped' }` once stop() has finished; then the
+ * thread's event loop empties and it exits. `startBrokerThread` resolves with the
+ * same RunningBroker contract as startBroker. If the thread dies unexpectedly its
+ * error is logged and stop() resolves at once (nothing is left to stop).
+ */
+import type { Worker } from 'node:worker_threads';
+import { getLogger } from '../util/logger.ts';
+import { startThread } from '../util/thread.ts';
+import type { BrokerOptions, RunningBroker } from './broker.ts';
+
+export type BrokerThreadMessage =
+  | { type: 'started'; host: string; port: number }
+  | { type: 'failed'; message: string }
+  | { type: 'stopped' };
+
+export async function startBrokerThread(options: BrokerOptions): Promise<RunningBroker> {
+  const logger = getLogger('broker.thread');
+  const worker: Worker = startThread(new URL('./broker-thread-main.ts', import.meta.url), options, {
+    name: 'broker',
+  });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.on('error', (err) => logger.error({ err }, 'broker thread failed'));
+  const started = await new Promise<BrokerThreadMessage>((resolve) => {
+    const onMessage = (m: BrokerThreadMessage) => {
+      if (m.type === 'started' || m.type === 'failed') {
+        worker.off('message', onMessage);
+        resolve(m);
+      }
+    };
+    worker.on('message', onMessage);
+    worker.once('exit', (code) =>
+      resolve({ type: 'failed', message: `broker thread exited with code ${code}` }),
+    );
+    worker.once('error', (err) => resolve({ type: 'failed', message: err.message }));
+  });
+  if (started.type !== 'started') {
+    await worker.terminate();
+    throw new Error(started.type === 'failed' ? started.message : 'broker thread did not start');
+  }
+  let stopped: Promise<void> | undefined;
+  return {
+    host: started.host,
+    port: started.port,
+    stop: () => {
+      stopped ??= (async () => {
+        worker.postMessage({ type: 'stop' });
+        await exited;
+      })();
+      return stopped;
+    },
+  };
+}

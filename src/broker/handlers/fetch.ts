@@ -1,0 +1,155 @@
+/**
+ * Fetch (key 1): stored record batches, byte for byte, for each requested partition.
+ *
+ * Sizes: each partition reads at most its partitionMaxBytes and the response at most
+ * maxBytes (v3+), except that the first partition with data always gets one whole
+ * batch, however large, so a consumer can never be stuck behind a big batch.
+ *
+ * Long poll: when fewer than minBytes are available and maxWaitMs > 0, the request
+ * waits until one of its partitions grows (PartitionLog.waitForData), maxWaitMs
+ * passes, or the log closes, then reads again; an error on any partition answers at
+ * once; so does every waiting Fetch when the broker stops. Records go out through encodeResponseChunks as the Buffers the log read,
+ * never re-encoded.
+ *
+ * No transactions: the last stable offset is the high watermark and aborted
+ * transactions are always empty, whatever the isolation level. No fetch sessions:
+ * session id 0. A single node: preferred read replica -1.
+ */
+import type { Message } from '../../protocol/codec.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
+import { LogError } from '../log/errors.ts';
+import type { PartitionLog } from '../log/partition-log.ts';
+import type { BrokerServices } from './broker-services.ts';
+import type { RequestHandler } from './handler.ts';
+
+const EMPTY = Buffer.alloc(0);
+
+interface Wanted {
+  topic: string;
+  partition: number;
+  fetchOffset: number;
+  maxBytes: number;
+  log: PartitionLog | LogError;
+}
+
+export const handleFetch: RequestHandler<BrokerServices> = async (body, _context, services) => {
+  const wanted: Wanted[] = [];
+  for (const t of body.topics as Message[]) {
+    for (const p of t.partitions as Message[]) {
+      let log: PartitionLog | LogError;
+      try {
+        log = services.logs.getLog(t.topic, p.partition);
+      } catch (e) {
+        if (!(e instanceof LogError)) throw e;
+        log = e;
+      }
+      wanted.push({
+        topic: t.topic,
+        partition: p.partition,
+        fetchOffset: Number(p.fetchOffset),
+        maxBytes: p.partitionMaxBytes,
+        log,
+      });
+    }
+  }
+  const maxBytes = Math.max(0, body.maxBytes as number);
+  const minBytes = body.minBytes as number;
+  const deadline = services.clock.now() + Math.max(0, body.maxWaitMs as number);
+  for (;;) {
+    const pass = readAll(wanted, maxBytes);
+    const remaining = deadline - services.clock.now();
+    if (pass.bytes >= minBytes || pass.failed || remaining <= 0 || wanted.length === 0) {
+      return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: pass.responses };
+    }
+    if (services.stopping.aborted) {
+      return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: pass.responses };
+    }
+    await waitForAny(wanted, pass.ends, remaining, services.stopping);
+  }
+};
+
+function readAll(
+  wanted: Wanted[],
+  maxBytes: number,
+): { responses: Message[]; bytes: number; failed: boolean; ends: number[] } {
+  const responses: Message[] = [];
+  const ends: number[] = [];
+  let bytes = 0;
+  let failed = false;
+  let current: Message | undefined;
+  for (const w of wanted) {
+    if (current === undefined || current.topic !== w.topic) {
+      current = { topic: w.topic, partitions: [] };
+      responses.push(current);
+    }
+    const partition: Message = {
+      partitionIndex: w.partition,
+      errorCode: 0,
+      highWatermark: -1,
+      lastStableOffset: -1,
+      logStartOffset: -1,
+      abortedTransactions: [],
+      preferredReadReplica: -1,
+      records: EMPTY,
+    };
+    current.partitions.push(partition);
+    const log = w.log;
+    if (log instanceof LogError) {
+      partition.errorCode = ErrorCode[log.kafkaError];
+      failed = true;
+      ends.push(-1);
+      continue;
+    }
+    ends.push(log.logEndOffset);
+    try {
+      const limit = Math.min(w.maxBytes, maxBytes - bytes);
+      const first = bytes === 0;
+      const read =
+        limit > 0 || first ? log.read(w.fetchOffset, Math.max(0, limit), first) : undefined;
+      partition.highWatermark = log.highWatermark;
+      partition.lastStableOffset = log.highWatermark;
+      partition.logStartOffset = log.logStartOffset;
+      if (read !== undefined) {
+        partition.records = read.records;
+        bytes += read.records.length;
+      }
+    } catch (e) {
+      if (!(e instanceof LogError)) throw e;
+      partition.errorCode = ErrorCode[e.kafkaError];
+      partition.highWatermark = log.highWatermark;
+      partition.lastStableOffset = log.highWatermark;
+      partition.logStartOffset = log.logStartOffset;
+      failed = true;
+    }
+  }
+  return { responses, bytes, failed, ends };
+}
+
+/** Resolves when any partition's log end passes what the last read saw, or after `ms`. */
+async function waitForAny(
+  wanted: Wanted[],
+  ends: number[],
+  ms: number,
+  stopping: AbortSignal,
+): Promise<void> {
+  const abort = new AbortController();
+  const onStop = () => abort.abort();
+  stopping.addEventListener('abort', onStop, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const waits: Promise<void>[] = [
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      abort.signal.addEventListener('abort', () => resolve(), { once: true });
+    }),
+  ];
+  wanted.forEach((w, i) => {
+    if (!(w.log instanceof LogError)) waits.push(w.log.waitForData(ends[i]!, abort.signal));
+  });
+  try {
+    await Promise.race(waits);
+  } finally {
+    clearTimeout(timer);
+    stopping.removeEventListener('abort', onStop);
+    abort.abort();
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * Produce (key 0): appends each partition's record batches to its log.
+ *
+ * Answers: one entry per topic and partition of the request, in request order, and
+ * nothing else (librdkafka rejects a response that does not echo its request).
+ * acks=0 sends no response at all; acks=1 and acks=-1 are answered once
+ * PartitionLog.append resolves, that is once the topic's flush policy
+ * (flush.messages, 1 = fsync every append) says the batch may be acknowledged — on a
+ * single node with no followers the two mean the same. Other acks values:
+ * INVALID_REQUIRED_ACKS.
+ *
+ * Idempotent producers (batches with a producer id): each batch is checked against
+ * the partition's ProducerState before it is appended. A duplicate of one of the
+ * producer's last five batches is answered with its original base offset and not
+ * appended; a gap is OUT_OF_ORDER_SEQUENCE_NUMBER, an old epoch
+ * INVALID_PRODUCER_EPOCH. Check, append and state update happen in one synchronous
+ * step per batch, so concurrent requests cannot interleave between them.
+ * Transactional batches are refused with INVALID_TXN_STATE: this broker has no
+ * transaction coordinator (InitProducerId refuses transactional ids already).
+ */
+
+import type { Message } from '../../protocol/codec.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
+import {
+  ATTR_TRANSACTIONAL,
+  batchAttributes,
+  CorruptRecordError,
+  checkBatch,
+  PRODUCER_ID,
+  readBatchHeader,
+  readInt64,
+} from '../../protocol/record-batch.ts';
+import { LogError } from '../log/errors.ts';
+import type { PartitionLog } from '../log/partition-log.ts';
+import { NO_PRODUCER_ID, type ProducerState } from '../producer/producer-state.ts';
+import type { BrokerServices } from './broker-services.ts';
+import type { RequestHandler } from './handler.ts';
+
+interface PartitionAnswer {
+  index: number;
+  errorCode: number;
+  baseOffset: number;
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  recordErrors: [];
+  errorMessage: string | null;
+}
+
+export const handleProduce: RequestHandler<BrokerServices> = async (body, _context, services) => {
+  const acks = body.acks as number;
+  const validAcks = acks === 0 || acks === 1 || acks === -1;
+  const topics: Array<{ name: string; answers: Array<Promise<PartitionAnswer>> }> = [];
+  for (const topic of body.topicData as Message[]) {
+    const answers: Array<Promise<PartitionAnswer>> = [];
+    for (const p of topic.partitionData as Message[]) {
+      answers.push(
+        validAcks
+          ? appendPartition(services, topic.name, p.index, p.records)
+          : Promise.resolve(
+              failure(p.index, ErrorCode.INVALID_REQUIRED_ACKS, `acks=${acks} is not 0, 1 or -1`),
+            ),
+      );
+    }
+    topics.push({ name: topic.name, answers });
+  }
+  if (acks === 0) {
+    // No response; failures are only logged (the client asked not to hear about them).
+    for (const t of topics)
+      for (const a of t.answers)
+        void a.then((r) => {
+          if (r.errorCode !== 0)
+            services.logger.debug(
+              { topic: t.name, partition: r.index, error: r.errorMessage },
+              'acks=0 produce failed',
+            );
+        });
+    return null;
+  }
+  const responses: Message[] = [];
+  for (const t of topics)
+    responses.push({ name: t.name, partitionResponses: await Promise.all(t.answers) });
+  return { responses, throttleTimeMs: 0 };
+};
+
+function failure(
+  index: number,
+  errorCode: number,
+  errorMessage: string,
+  logStartOffset = -1,
+): PartitionAnswer {
+  return {
+    index,
+    errorCode,
+    baseOffset: -1,
+    logAppendTimeMs: -1,
+    logStartOffset,
+    recordErrors: [],
+    errorMessage,
+  };
+}
+
+/** Starts the append synchronously (so appends keep request order) and resolves with the answer. */
+function appendPartition(
+  services: BrokerServices,
+  topic: string,
+  partition: number,
+  records: Buffer | null,
+): Promise<PartitionAnswer> {
+  let log: PartitionLog;
+  try {
+    log = services.logs.getLog(topic, partition);
+  } catch (e) {
+    if (e instanceof LogError)
+      return Promise.resolve(failure(partition, ErrorCode[e.kafkaError], e.message));
+    throw e;
+  }
+  if (records === null || records.length === 0) {
+    return Promise.resolve(
+      failure(partition, ErrorCode.CORRUPT_MESSAGE, 'no record batches', log.logStartOffset),
+    );
+  }
+  const plan = planBatches(records);
+  if (typeof plan === 'string') {
+    return Promise.resolve(failure(partition, ErrorCode.CORRUPT_MESSAGE, plan, log.logStartOffset));
+  }
+  if (plan.transactional) {
+    return Promise.resolve(
+      failure(
+        partition,
+        ErrorCode.INVALID_TXN_STATE,
+        'transactions are not supported by this broker',
+        log.logStartOffset,
+      ),
+    );
+  }
+  if (!plan.idempotent) return settle(log, partition, log.append(records));
+  return appendIdempotent(services, log, partition, records, plan.batches);
+}
+
+interface BatchPlan {
+  batches: Array<{ position: number; size: number }>;
+  idempotent: boolean;
+  transactional: boolean;
+}
+
+/** Batch boundaries and kinds, from the headers only (the log validates CRCs on append). */
+function planBatches(records: Buffer): BatchPlan | string {
+  const batches: Array<{ position: number; size: number }> = [];
+  let idempotent = false;
+  let transactional = false;
+  let pos = 0;
+  while (pos < records.length) {
+    const size = checkBatch(records, pos, records.length, false);
+    if (size instanceof CorruptRecordError) return `batch at byte ${pos}: ${size.message}`;
+    if (readInt64(records, pos + PRODUCER_ID) !== NO_PRODUCER_ID) idempotent = true;
+    if ((batchAttributes(records, pos) & ATTR_TRANSACTIONAL) !== 0) transactional = true;
+    batches.push({ position: pos, size });
+    pos += size;
+  }
+  return { batches, idempotent, transactional };
+}
+
+async function settle(
+  log: PartitionLog,
+  partition: number,
+  appended: Promise<{ baseOffset: number; logAppendTime: number; logStartOffset: number }>,
+): Promise<PartitionAnswer> {
+  try {
+    const r = await appended;
+    return {
+      index: partition,
+      errorCode: 0,
+      baseOffset: r.baseOffset,
+      logAppendTimeMs: r.logAppendTime,
+      logStartOffset: r.logStartOffset,
+      recordErrors: [],
+      errorMessage: null,
+    };
+  } catch (e) {
+    if (e instanceof LogError)
+      return failure(partition, ErrorCode[e.kafkaError], e.message, log.logStartOffset);
+    throw e;
+  }
+}
+
+/**
+ * Each batch in turn: check its sequence, then append it or answer the duplicate.
+ * Producers send one batch per partition per request, so the answer describes the
+ * first batch's base offset, as Kafka does.
+ */
+async function appendIdempotent(
+  services: BrokerServices,
+  log: PartitionLog,
+  partition: number,
+  records: Buffer,
+  batches: Array<{ position: number; size: number }>,
+): Promise<PartitionAnswer> {
+  const state: ProducerState = services.producerStates.stateFor(log);
+  const pending: Array<Promise<PartitionAnswer>> = [];
+  for (const { position, size } of batches) {
+    const h = readBatchHeader(records, position);
+    const identity = {
+      producerId: h.producerId,
+      producerEpoch: h.producerEpoch,
+      baseSequence: h.baseSequence,
+      lastOffsetDelta: h.lastOffsetDelta,
+    };
+    const check = state.check(identity);
+    if (check.kind === 'error') {
+      pending.push(
+        Promise.resolve(
+          failure(partition, ErrorCode[check.error], check.message, log.logStartOffset),
+        ),
+      );
+      break;
+    }
+    if (check.kind === 'duplicate') {
+      services.logger.debug(
+        {
+          topic: log.topic,
+          partition,
+          producerId: h.producerId,
+          sequence: h.baseSequence,
+          offset: check.firstOffset,
+        },
+        'duplicate batch answered with its original offset',
+      );
+      pending.push(
+        Promise.resolve({
+          index: partition,
+          errorCode: 0,
+          baseOffset: check.firstOffset,
+          logAppendTimeMs: -1,
+          logStartOffset: log.logStartOffset,
+          recordErrors: [],
+          errorMessage: null,
+        }),
+      );
+      continue;
+    }
+    const before = log.logEndOffset;
+    const appended = log.append(records.subarray(position, position + size));
+    // append() validated and wrote synchronously: the log grew exactly when it succeeded.
+    if (log.logEndOffset > before) state.onAppend(identity, before, services.clock.now());
+    pending.push(settle(log, partition, appended));
+  }
+  const answers = await Promise.all(pending);
+  return answers.find((a) => a.errorCode !== 0) ?? answers[0]!;
+}

@@ -1,0 +1,153 @@
+/**
+ * The request router: one request frame in, one response frame (or none) out.
+ *
+ *   frame -> decodeRequest -> handler by api key -> encodeResponseChunks
+ *
+ * What is answered, and how:
+ * - A version the broker advertises for an api with a handler: the handler's answer,
+ *   encoded for that version (chunks, so Fetch's stored batches pass through
+ *   uncopied); `null` from the handler sends nothing (Produce acks=0).
+ * - ApiVersions at a version above the advertised range (a v3 client): the v0-format
+ *   UNSUPPORTED_VERSION reply (KIP-511) listing what is advertised, so kafkajs and
+ *   librdkafka retry with a version in range.
+ * - Anything else (unknown api, unadvertised version, malformed frame): logged and the
+ *   connection closed. A request the broker cannot read leaves it unable to keep the
+ *   connection's responses in order, and a client waiting on an answer that never
+ *   comes would hang; closing makes it reconnect and renegotiate.
+ * - A handler that throws has broken an invariant: logged, connection closed.
+ *
+ * Runs on the broker thread; handlers may be async, ordering is the socket server's.
+ */
+import { ApiKey, type ApiVersionRange, supportedApiVersions } from '../../protocol/api-keys.ts';
+import type { Message } from '../../protocol/codec.ts';
+import { ErrorCode } from '../../protocol/error-codes.ts';
+import { decodeRequest, encodeResponse, encodeResponseChunks } from '../../protocol/framing.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { RequestContext, RequestHandler } from '../handlers/handler.ts';
+import { ADVERTISED_MAX_VERSION } from './advertised-versions.ts';
+import type { ConnectionInfo, FrameAnswer, FrameHandler } from './socket-server.ts';
+
+export interface RequestRouter {
+  /** The FrameHandler for the socket server. */
+  handle: FrameHandler;
+  /** What ApiVersions answers: api keys with a handler, narrowed to the advertised versions. */
+  readonly advertised: readonly ApiVersionRange[];
+}
+
+export function createRequestRouter<Services>(
+  handlers: ReadonlyMap<number, RequestHandler<Services>>,
+  services: Services,
+  logger: Logger,
+): RequestRouter {
+  const limits: Record<number, { min: number; max?: number } | null> = {};
+  for (let key = 0; key < 100; key++) {
+    limits[key] =
+      handlers.has(key) || key === ApiKey.ApiVersions
+        ? { min: 0, max: ADVERTISED_MAX_VERSION[key] }
+        : null;
+  }
+  const advertised = supportedApiVersions(limits);
+  const ranges = new Map(advertised.map((r) => [r.apiKey, r]));
+  const apiVersionsBody = (errorCode: number): Message => ({
+    errorCode,
+    apiKeys: advertised.map((r) => ({ ...r })),
+    throttleTimeMs: 0,
+  });
+
+  const close = (
+    connection: ConnectionInfo,
+    details: Record<string, unknown>,
+    why: string,
+  ): 'close' => {
+    logger.warn({ connection: connection.remoteAddress, ...details }, `closing connection: ${why}`);
+    return 'close';
+  };
+
+  const handle: FrameHandler = (frame, connection) => {
+    const decoded = decodeRequest(frame);
+    if (!decoded.ok) {
+      const e = decoded.error;
+      if (
+        e.kind === 'unsupported-version' &&
+        e.apiKey === ApiKey.ApiVersions &&
+        e.correlationId !== null
+      ) {
+        return refuseApiVersions(e.correlationId);
+      }
+      return close(
+        connection,
+        { apiKey: e.apiKey, apiVersion: e.apiVersion, clientId: e.clientId, reason: e.reason },
+        e.kind,
+      );
+    }
+    const req = decoded.request;
+    const range = ranges.get(req.apiKey);
+    if (req.apiKey === ApiKey.ApiVersions) {
+      if (req.apiVersion > range!.maxVersion) return refuseApiVersions(req.correlationId);
+      return encodeResponse({
+        apiKey: req.apiKey,
+        apiVersion: req.apiVersion,
+        correlationId: req.correlationId,
+        body: apiVersionsBody(0),
+      });
+    }
+    const handler = handlers.get(req.apiKey);
+    if (
+      handler === undefined ||
+      range === undefined ||
+      req.apiVersion > range.maxVersion ||
+      req.apiVersion < range.minVersion
+    ) {
+      return close(
+        connection,
+        { apiKey: req.apiKey, apiVersion: req.apiVersion, clientId: req.clientId },
+        'api or version not advertised',
+      );
+    }
+    const context: RequestContext = {
+      apiKey: req.apiKey,
+      apiVersion: req.apiVersion,
+      correlationId: req.correlationId,
+      clientId: req.clientId,
+      connection,
+    };
+    const encode = (body: Message | null): FrameAnswer =>
+      body === null
+        ? null
+        : encodeResponseChunks({
+            apiKey: req.apiKey,
+            apiVersion: req.apiVersion,
+            correlationId: req.correlationId,
+            body,
+          });
+    const failed = (err: unknown): 'close' => {
+      logger.error(
+        {
+          err,
+          connection: connection.remoteAddress,
+          apiKey: req.apiKey,
+          apiVersion: req.apiVersion,
+        },
+        'closing connection: request handler failed',
+      );
+      return 'close';
+    };
+    try {
+      const answer = handler(req.body, context, services);
+      return answer instanceof Promise ? answer.then(encode, failed) : encode(answer);
+    } catch (err) {
+      return failed(err);
+    }
+  };
+
+  /** KIP-511: v0 body and header whatever the request version, error 35. */
+  const refuseApiVersions = (correlationId: number): Buffer =>
+    encodeResponse({
+      apiKey: ApiKey.ApiVersions,
+      apiVersion: 0,
+      correlationId,
+      body: apiVersionsBody(ErrorCode.UNSUPPORTED_VERSION),
+    });
+
+  return { handle, advertised };
+}

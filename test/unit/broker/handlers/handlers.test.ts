@@ -1,0 +1,398 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey } from '../../../../src/protocol/api-keys.ts';
+import type { Message } from '../../../../src/protocol/codec.ts';
+import { ErrorCode } from '../../../../src/protocol/error-codes.ts';
+import { decodeRecords, encodeBatch } from '../../../../src/protocol/record-batch.ts';
+import { startTestBroker, type TestBroker } from '../../../helpers/broker.ts';
+import { RawClient } from '../server/raw-client.ts';
+
+let b: TestBroker;
+let c: RawClient;
+
+beforeAll(async () => {
+  b = await startTestBroker({ config: { 'num.partitions': 2 } });
+  c = await RawClient.connect(b.port);
+});
+afterAll(async () => {
+  c?.close();
+  await b?.stop();
+});
+
+const batch = (values: string[], timestamp = 1000, extra: Record<string, unknown> = {}) =>
+  encodeBatch({
+    records: values.map((v, i) => ({
+      timestamp: timestamp + i,
+      key: Buffer.from('k'),
+      value: Buffer.from(v),
+    })),
+    ...extra,
+  });
+
+const produce = (topic: string, partition: number, records: Buffer, acks = 1, version = 7) =>
+  c.request(ApiKey.Produce, version, {
+    transactionalId: null,
+    acks,
+    timeoutMs: 1000,
+    topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
+  });
+
+const fetch = (
+  topic: string,
+  partition: number,
+  fetchOffset: number,
+  extra: Record<string, unknown> = {},
+) =>
+  c.request(ApiKey.Fetch, 11, {
+    replicaId: -1,
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 1 << 20,
+    isolationLevel: 1,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [
+      {
+        topic,
+        partitions: [
+          {
+            partition,
+            currentLeaderEpoch: -1,
+            fetchOffset,
+            logStartOffset: -1,
+            partitionMaxBytes: 1 << 20,
+          },
+        ],
+      },
+    ],
+    forgottenTopicsData: [],
+    rackId: '',
+    ...extra,
+  });
+
+describe('Metadata', () => {
+  it('null topics means all, an empty list none, and a missing topic is auto-created with num.partitions', async () => {
+    const created = await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'auto' }],
+      allowAutoTopicCreation: true,
+    });
+    expect(created.topics).toMatchObject([
+      { name: 'auto', errorCode: 0, partitions: [{ leaderId: 1 }, { leaderId: 1 }] },
+    ]);
+    expect(created.brokers).toEqual([{ nodeId: 1, host: '127.0.0.1', port: b.port, rack: null }]);
+    expect(created.controllerId).toBe(1);
+    expect(created.clusterId).toMatch(/^[\w-]{22}$/);
+    expect((await c.request(ApiKey.Metadata, 1, { topics: [] })).topics).toEqual([]);
+    expect(
+      (await c.request(ApiKey.Metadata, 1, { topics: null })).topics.map(
+        (t: { name: string }) => t.name,
+      ),
+    ).toContain('auto');
+    expect(
+      (await c.request(ApiKey.Metadata, 0, { topics: [] })).topics.map(
+        (t: { name: string }) => t.name,
+      ),
+    ).toContain('auto');
+  });
+
+  it('does not create a topic when the client disallows it', async () => {
+    const res = await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'not-created' }],
+      allowAutoTopicCreation: false,
+    });
+    expect(res.topics).toMatchObject([
+      { name: 'not-created', errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
+    ]);
+  });
+});
+
+describe('Produce and Fetch', () => {
+  it('echoes exactly the requested partitions with per-partition errors', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'echo' }],
+      allowAutoTopicCreation: true,
+    });
+    const res = await c.request(ApiKey.Produce, 7, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 1000,
+      topicData: [
+        {
+          name: 'echo',
+          partitionData: [
+            { index: 1, records: batch(['a']) },
+            { index: 7, records: batch(['b']) },
+          ],
+        },
+        { name: 'nope', partitionData: [{ index: 0, records: batch(['c']) }] },
+        {
+          name: 'echo',
+          partitionData: [
+            {
+              index: 0,
+              records: Buffer.from('garbage that is no batch at all, not even close to one'),
+            },
+          ],
+        },
+      ],
+    });
+    expect(res.responses).toMatchObject([
+      {
+        name: 'echo',
+        partitionResponses: [
+          { index: 1, errorCode: 0, baseOffset: 0n },
+          { index: 7, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
+        ],
+      },
+      {
+        name: 'nope',
+        partitionResponses: [{ index: 0, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION }],
+      },
+      { name: 'echo', partitionResponses: [{ index: 0, errorCode: ErrorCode.CORRUPT_MESSAGE }] },
+    ]);
+  });
+
+  it('serves stored batches with high watermark and log start, and OFFSET_OUT_OF_RANGE past the end', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'fetched' }],
+      allowAutoTopicCreation: true,
+    });
+    await produce('fetched', 0, batch(['x', 'y']));
+    await produce('fetched', 0, batch(['z']));
+    const res = await fetch('fetched', 0, 1);
+    const p = res.responses[0].partitions[0];
+    expect(p).toMatchObject({
+      errorCode: 0,
+      highWatermark: 3n,
+      lastStableOffset: 3n,
+      logStartOffset: 0n,
+      abortedTransactions: [],
+      preferredReadReplica: -1,
+    });
+    expect(decodeRecords(p.records, 0).map((r) => [r.offset, r.value!.toString()])).toEqual([
+      [0, 'x'],
+      [1, 'y'],
+    ]);
+    const out = await fetch('fetched', 0, 10);
+    expect(out.responses[0].partitions[0].errorCode).toBe(ErrorCode.OFFSET_OUT_OF_RANGE);
+  });
+
+  it('long-polls until data arrives when minBytes is not met', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'polled' }],
+      allowAutoTopicCreation: true,
+    });
+    const other = await RawClient.connect(b.port);
+    try {
+      const waiting = other.request(ApiKey.Fetch, 11, {
+        replicaId: -1,
+        maxWaitMs: 60_000,
+        minBytes: 1,
+        maxBytes: 1 << 20,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [
+          {
+            topic: 'polled',
+            partitions: [
+              {
+                partition: 0,
+                currentLeaderEpoch: -1,
+                fetchOffset: 0,
+                logStartOffset: -1,
+                partitionMaxBytes: 1 << 20,
+              },
+            ],
+          },
+        ],
+        forgottenTopicsData: [],
+        rackId: '',
+      });
+      let answered = false;
+      void waiting.then(() => {
+        answered = true;
+      });
+      await c.request(ApiKey.ApiVersions, 0, {});
+      expect(answered).toBe(false);
+      await produce('polled', 0, batch(['late']));
+      const res = await waiting;
+      expect(decodeRecords(res.responses[0].partitions[0].records, 0)[0]!.value!.toString()).toBe(
+        'late',
+      );
+    } finally {
+      other.close();
+    }
+  });
+
+  it('acks=0 sends no answer but appends', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'fire' }],
+      allowAutoTopicCreation: true,
+    });
+    c.send(ApiKey.Produce, 7, {
+      transactionalId: null,
+      acks: 0,
+      timeoutMs: 1000,
+      topicData: [{ name: 'fire', partitionData: [{ index: 0, records: batch(['f']) }] }],
+    });
+    const res = await fetch('fire', 0, 0);
+    expect(res.responses[0].partitions[0].highWatermark).toBe(1n);
+  });
+
+  it('refuses transactional batches', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'txn' }],
+      allowAutoTopicCreation: true,
+    });
+    const res = await produce(
+      'txn',
+      0,
+      batch(['t'], 1000, { transactional: true, producerId: 5, producerEpoch: 0, baseSequence: 0 }),
+    );
+    expect(res.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.INVALID_TXN_STATE);
+  });
+});
+
+describe('idempotent sequences', () => {
+  it('answers duplicates with their original offset, gaps and stale epochs with errors', async () => {
+    const init = await c.request(ApiKey.InitProducerId, 1, {
+      transactionalId: null,
+      transactionTimeoutMs: 1000,
+    });
+    expect(init).toMatchObject({ errorCode: 0, producerEpoch: 0 });
+    const pid = Number(init.producerId);
+    const next = await c.request(ApiKey.InitProducerId, 1, {
+      transactionalId: null,
+      transactionTimeoutMs: 1000,
+    });
+    expect(Number(next.producerId)).not.toBe(pid);
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'idem' }],
+      allowAutoTopicCreation: true,
+    });
+    const b0 = batch(['a', 'b'], 1000, { producerId: pid, producerEpoch: 1, baseSequence: 0 });
+    const b1 = batch(['c'], 1000, { producerId: pid, producerEpoch: 1, baseSequence: 2 });
+    const first = (r: Message) => r.responses[0]!.partitionResponses[0];
+    expect(first(await produce('idem', 0, b0))).toMatchObject({ errorCode: 0, baseOffset: 0n });
+    expect(first(await produce('idem', 0, b1))).toMatchObject({ errorCode: 0, baseOffset: 2n });
+    expect(first(await produce('idem', 0, Buffer.from(b0)))).toMatchObject({
+      errorCode: 0,
+      baseOffset: 0n,
+    });
+    const gap = batch(['d'], 1000, { producerId: pid, producerEpoch: 1, baseSequence: 9 });
+    expect(first(await produce('idem', 0, gap))).toMatchObject({
+      errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+    });
+    const stale = batch(['e'], 1000, { producerId: pid, producerEpoch: 0, baseSequence: 3 });
+    expect(first(await produce('idem', 0, stale))).toMatchObject({
+      errorCode: ErrorCode.INVALID_PRODUCER_EPOCH,
+    });
+    expect((await fetch('idem', 0, 0)).responses[0].partitions[0].highWatermark).toBe(3n);
+  });
+
+  it('refuses transactional ids in InitProducerId', async () => {
+    const res = await c.request(ApiKey.InitProducerId, 1, {
+      transactionalId: 'tx',
+      transactionTimeoutMs: 1000,
+    });
+    expect(res.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
+  });
+});
+
+describe('ListOffsets', () => {
+  it('answers earliest, latest and by timestamp, and v0 in the old format', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'timed' }],
+      allowAutoTopicCreation: true,
+    });
+    await produce('timed', 0, batch(['a', 'b'], 1000));
+    await produce('timed', 0, batch(['c', 'd'], 5000));
+    const ask = (timestamp: number, version = 5) =>
+      c
+        .request(ApiKey.ListOffsets, version, {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [
+            {
+              name: 'timed',
+              partitions: [
+                {
+                  partitionIndex: 0,
+                  currentLeaderEpoch: -1,
+                  timestamp: BigInt(timestamp),
+                  maxNumOffsets: 1,
+                },
+              ],
+            },
+          ],
+        })
+        .then((r) => r.topics[0].partitions[0]);
+    expect(await ask(-2)).toMatchObject({ errorCode: 0, offset: 0n });
+    expect(await ask(-1)).toMatchObject({ errorCode: 0, offset: 4n });
+    expect(await ask(4000)).toMatchObject({ offset: 2n, timestamp: 5000n });
+    expect(await ask(9000)).toMatchObject({ offset: -1n });
+    expect(await ask(-1, 0)).toMatchObject({ errorCode: 0, oldStyleOffsets: [4n] });
+  });
+});
+
+describe('configs', () => {
+  it('IncrementalAlterConfigs sets, appends, subtracts and deletes, and DescribeConfigs shows synonyms', async () => {
+    await c.request(ApiKey.CreateTopics, 4, {
+      topics: [
+        { name: 'cfg', numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] },
+      ],
+      timeoutMs: 1000,
+      validateOnly: false,
+    });
+    const alter = (
+      configs: Array<{ name: string; configOperation: number; value: string | null }>,
+    ) =>
+      c.request(ApiKey.IncrementalAlterConfigs, 0, {
+        resources: [{ resourceType: 2, resourceName: 'cfg', configs }],
+        validateOnly: false,
+      });
+    expect(
+      (await alter([{ name: 'retention.ms', configOperation: 0, value: '5000' }])).responses[0]
+        .errorCode,
+    ).toBe(0);
+    expect(
+      (await alter([{ name: 'cleanup.policy', configOperation: 2, value: 'compact' }])).responses[0]
+        .errorCode,
+    ).toBe(0);
+    const describe = () =>
+      c
+        .request(ApiKey.DescribeConfigs, 3, {
+          resources: [
+            {
+              resourceType: 2,
+              resourceName: 'cfg',
+              configurationKeys: ['cleanup.policy', 'retention.ms'],
+            },
+          ],
+          includeSynonyms: true,
+          includeDocumentation: false,
+        })
+        .then((r) =>
+          Object.fromEntries(r.results[0].configs.map((e: { name: string }) => [e.name, e])),
+        );
+    const after = await describe();
+    expect(after['cleanup.policy']).toMatchObject({
+      value: 'delete,compact',
+      configSource: 1,
+      configType: 7,
+    });
+    expect(after['retention.ms'].synonyms).toEqual([
+      { name: 'retention.ms', value: '5000', source: 1 },
+      { name: 'log.retention.ms', value: '604800000', source: 5 },
+    ]);
+    await alter([
+      { name: 'cleanup.policy', configOperation: 3, value: 'delete' },
+      { name: 'retention.ms', configOperation: 1, value: null },
+    ]);
+    const last = await describe();
+    expect(last['cleanup.policy'].value).toBe('compact');
+    expect(last['retention.ms']).toMatchObject({ value: '604800000', configSource: 5 });
+    const bad = await alter([{ name: 'retention.ms', configOperation: 2, value: '1' }]);
+    expect(bad.responses[0].errorCode).toBe(ErrorCode.INVALID_CONFIG);
+  });
+});

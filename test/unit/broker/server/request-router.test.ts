@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey } from '../../../../src/protocol/api-keys.ts';
+import { ErrorCode } from '../../../../src/protocol/error-codes.ts';
+import { encodeRequest } from '../../../../src/protocol/framing.ts';
+import { startTestBroker, type TestBroker } from '../../../helpers/broker.ts';
+import { RawClient } from './raw-client.ts';
+
+let b: TestBroker;
+const clients: RawClient[] = [];
+
+beforeAll(async () => {
+  b = await startTestBroker();
+});
+afterAll(async () => {
+  for (const c of clients) c.close();
+  await b?.stop();
+});
+
+async function client(): Promise<RawClient> {
+  const c = await RawClient.connect(b.port);
+  clients.push(c);
+  return c;
+}
+
+describe('request router', () => {
+  it.each([0, 1, 2])(
+    'ApiVersions v%i lists the advertised versions, from 0, without transaction APIs',
+    async (v) => {
+      const c = await client();
+      const res = await c.request(ApiKey.ApiVersions, v, {});
+      expect(res.errorCode).toBe(0);
+      const ranges = Object.fromEntries(
+        (res.apiKeys as Array<{ apiKey: number; minVersion: number; maxVersion: number }>).map(
+          (r) => [r.apiKey, [r.minVersion, r.maxVersion]],
+        ),
+      );
+      expect(ranges).toMatchObject({
+        [ApiKey.Produce]: [0, 8],
+        [ApiKey.Fetch]: [0, 11],
+        [ApiKey.ListOffsets]: [0, 5],
+        [ApiKey.Metadata]: [0, 8],
+        [ApiKey.ApiVersions]: [0, 2],
+        [ApiKey.CreateTopics]: [0, 4],
+        [ApiKey.DeleteTopics]: [0, 3],
+        [ApiKey.InitProducerId]: [0, 1],
+        [ApiKey.DescribeConfigs]: [0, 3],
+        [ApiKey.SaslHandshake]: [0, 1],
+      });
+      for (const txn of [
+        ApiKey.AddPartitionsToTxn,
+        ApiKey.AddOffsetsToTxn,
+        ApiKey.EndTxn,
+        ApiKey.TxnOffsetCommit,
+      ]) {
+        expect(ranges[txn]).toBeUndefined();
+      }
+    },
+  );
+
+  it('answers ApiVersions v3 with the v0-format UNSUPPORTED_VERSION reply (KIP-511)', async () => {
+    const c = await client();
+    // decodeResponse accepts the v0-format refusal for any requested version.
+    const res = await c.request(ApiKey.ApiVersions, 3, {
+      clientSoftwareName: 'test',
+      clientSoftwareVersion: '1',
+    });
+    expect(res.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
+    expect(res.apiKeys).toContainEqual({
+      apiKey: ApiKey.ApiVersions,
+      minVersion: 0,
+      maxVersion: 2,
+    });
+    // The connection stays usable for the retry.
+    expect((await c.request(ApiKey.ApiVersions, 2, {})).errorCode).toBe(0);
+  });
+
+  it('closes the connection on a version it does not advertise, after answering earlier requests', async () => {
+    const c = await client();
+    const earlier = c.request(ApiKey.ApiVersions, 0, {});
+    c.send(ApiKey.Produce, 9, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] });
+    expect((await earlier).errorCode).toBe(0);
+    await c.closed;
+  });
+
+  it('closes the connection on an unknown api key and on a malformed body', async () => {
+    const unknown = await client();
+    const frame = Buffer.alloc(4 + 10);
+    frame.writeInt32BE(10, 0);
+    frame.writeInt16BE(999, 4);
+    unknown.sendRaw(frame);
+    await unknown.closed;
+    const malformed = await client();
+    const good = encodeRequest({
+      apiKey: ApiKey.Metadata,
+      apiVersion: 1,
+      correlationId: 1,
+      clientId: 'x',
+      body: { topics: null },
+    });
+    const cut = Buffer.concat([Buffer.alloc(4), good.subarray(4, good.length - 3)]);
+    cut.writeInt32BE(cut.length - 4, 0);
+    malformed.sendRaw(
+      Buffer.concat([
+        cut,
+        encodeRequest({
+          apiKey: ApiKey.Metadata,
+          apiVersion: 4,
+          correlationId: 9,
+          clientId: 'x',
+          body: { topics: [{ name: 'x' }] },
+        }),
+      ]),
+    );
+    await malformed.closed;
+  });
+
+  it('answers pipelined requests in order', async () => {
+    const c = await client();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 === 0
+          ? c.request(ApiKey.ApiVersions, 2, {})
+          : c.request(ApiKey.Metadata, 1, { topics: [] }),
+      ),
+    );
+    for (const [i, a] of answers.entries()) expect('apiKeys' in a).toBe(i % 2 === 0);
+  });
+
+  it('refuses SASL with UNSUPPORTED_SASL_MECHANISM', async () => {
+    const c = await client();
+    expect(await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' })).toEqual({
+      errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM,
+      mechanisms: [],
+    });
+  });
+});
