@@ -101,6 +101,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const producerStates = new ProducerStateStore(getLogger('broker.producer'));
   let server: SocketServer | undefined;
   let snapshotTimer: NodeJS.Timeout | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
   try {
     groupStore.loadInto(coordinator);
     const services: BrokerServices = {
@@ -133,7 +134,13 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     logs.startBackgroundWork();
     snapshotTimer = setInterval(() => producerStates.snapshotAll(), PRODUCER_SNAPSHOT_INTERVAL_MS);
     snapshotTimer.unref();
+    expiryTimer = setInterval(() => {
+      coordinator.expireOffsets().catch((err) => logger.error({ err }, 'offset expiry failed'));
+    }, config['offsets.retention.check.interval.ms'] as number);
+    expiryTimer.unref();
   } catch (e) {
+    clearInterval(snapshotTimer);
+    clearInterval(expiryTimer);
     coordinator.close();
     await server?.close(0);
     await logs.close();
@@ -144,6 +151,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const stop = async () => {
     stopping.abort();
     clearInterval(snapshotTimer);
+    clearInterval(expiryTimer);
     await listening.close(STOP_GRACE_MS);
     coordinator.close();
     producerStates.snapshotAll();

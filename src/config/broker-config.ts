@@ -112,6 +112,14 @@ export const brokerOwnDefs: readonly AnyConfigDef[] = [
     doc: 'Committed offsets of an empty group are dropped after this many minutes.',
   }),
   define<number>({
+    name: 'offsets.retention.check.interval.ms',
+    type: 'long',
+    default: 600000,
+    validator: atLeast(1),
+    group,
+    doc: 'How often offsets of empty groups are checked for expiry.',
+  }),
+  define<number>({
     name: 'offsets.topic.num.partitions',
     type: 'int',
     default: 50,
