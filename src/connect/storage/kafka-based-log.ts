@@ -56,9 +56,12 @@ export class KafkaBasedLog {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly abort = new AbortController();
+  /** The read loop's own connections, so its long polls never delay ListOffsets or writes. */
+  private readonly fetchClient: ClusterClient;
 
   constructor(private readonly options: KafkaBasedLogOptions) {
     this.positions = new Array(options.partitions).fill(0);
+    this.fetchClient = options.client.fork();
   }
 
   /** Starts the read loop and resolves once everything written so far has been read. */
@@ -78,6 +81,7 @@ export class KafkaBasedLog {
   async stop(): Promise<void> {
     this.running = false;
     this.abort.abort();
+    this.fetchClient.close();
     await this.loop;
     for (const w of this.waiters.splice(0))
       w.reject(new Error(`log ${this.options.topic} stopped`));
@@ -85,7 +89,7 @@ export class KafkaBasedLog {
 
   private async endOffsets(): Promise<number[]> {
     const ends: number[] = new Array(this.options.partitions).fill(0);
-    const byLeader = await this.partitionsByConnection();
+    const byLeader = await this.partitionsByConnection(this.options.client);
     for (const [conn, partitions] of byLeader) {
       const answer = await conn.request(ApiKey.ListOffsets, {
         replicaId: -1,
@@ -109,10 +113,10 @@ export class KafkaBasedLog {
     return ends;
   }
 
-  private async partitionsByConnection() {
+  private async partitionsByConnection(client: ClusterClient) {
     const groups = new Map<Awaited<ReturnType<ClusterClient['leaderConnection']>>, number[]>();
     for (let p = 0; p < this.options.partitions; p++) {
-      const conn = await this.options.client.leaderConnection(this.options.topic, p);
+      const conn = await client.leaderConnection(this.options.topic, p);
       const list = groups.get(conn) ?? [];
       list.push(p);
       groups.set(conn, list);
@@ -131,14 +135,14 @@ export class KafkaBasedLog {
           { err, topic: this.options.topic },
           'reading internal topic failed; retrying',
         );
-        this.options.client.invalidate();
+        this.fetchClient.invalidate();
         await new Promise((r) => setTimeout(r, RETRY_BACKOFF_MS));
       }
     }
   }
 
   private async fetchOnce(): Promise<void> {
-    const byLeader = await this.partitionsByConnection();
+    const byLeader = await this.partitionsByConnection(this.fetchClient);
     // With several leaders (a real cluster), fetch from each in turn; the internal
     // topics are small, so a sequential loop is enough.
     for (const [conn, partitions] of byLeader) {

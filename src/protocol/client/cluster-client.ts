@@ -68,6 +68,18 @@ export class ClusterClient {
     if (this.bootstrap.length === 0) throw new Error('bootstrap.servers is empty');
   }
 
+  /**
+   * A second client to the same cluster with its own connections. Requests on one
+   * connection are answered in order, so a long-polling Fetch would hold up every
+   * other request behind it: long polls get a client of their own.
+   */
+  fork(): ClusterClient {
+    return new ClusterClient(
+      this.bootstrap.map((b) => `${b.host}:${b.port}`),
+      this.options,
+    );
+  }
+
   /** A live connection to any broker: a known one, else the bootstrap list in order. */
   async anyConnection(): Promise<BrokerConnection> {
     const candidates = [...this.brokers.values(), ...this.bootstrap];
