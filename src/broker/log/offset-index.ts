@@ -21,8 +21,8 @@
  *
  * Concurrency: used only by its segment, on the broker thread.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { CorruptIndexError } from './errors.ts';
+import { IndexFile } from './index-file.ts';
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8;
 
@@ -31,27 +31,9 @@ export interface OffsetPosition {
   position: number;
 }
 
-export class OffsetIndex {
-  private buf: Buffer;
-  private count = 0;
-  private persisted = 0;
-  readonly maxEntries: number;
-
-  constructor(
-    readonly path: string,
-    readonly baseOffset: number,
-    maxIndexBytes: number,
-  ) {
-    this.maxEntries = Math.max(1, Math.floor(maxIndexBytes / OFFSET_INDEX_ENTRY_BYTES));
-    this.buf = Buffer.alloc(Math.min(this.maxEntries, 1024) * OFFSET_INDEX_ENTRY_BYTES);
-  }
-
-  get entries(): number {
-    return this.count;
-  }
-
-  isFull(): boolean {
-    return this.count >= this.maxEntries;
+export class OffsetIndex extends IndexFile {
+  constructor(path: string, baseOffset: number, maxIndexBytes: number) {
+    super(path, baseOffset, maxIndexBytes, OFFSET_INDEX_ENTRY_BYTES);
   }
 
   entry(i: number): OffsetPosition {
@@ -74,8 +56,7 @@ export class OffsetIndex {
       const last = (this.count - 1) * OFFSET_INDEX_ENTRY_BYTES;
       if (rel <= this.buf.readUInt32BE(last) || position <= this.buf.readUInt32BE(last + 4)) return;
     }
-    const p = this.count * OFFSET_INDEX_ENTRY_BYTES;
-    if (p + OFFSET_INDEX_ENTRY_BYTES > this.buf.length) this.grow();
+    const p = this.nextSlot();
     this.buf.writeUInt32BE(rel, p);
     this.buf.writeUInt32BE(position, p + 4);
     this.count++;
@@ -101,29 +82,9 @@ export class OffsetIndex {
 
   /** Drops entries at or after `position` (the log is being truncated there). */
   truncateToPosition(position: number): void {
-    while (this.count > 0 && this.entry(this.count - 1).position >= position) this.count--;
-    if (this.persisted > this.count) this.persisted = -1; // forces a full rewrite
-  }
-
-  clear(): void {
-    this.count = 0;
-    this.persisted = -1;
-  }
-
-  /** Writes entries not yet on disk; rewrites the file when entries were removed. */
-  writeToFile(sync: boolean): void {
-    if (this.persisted === this.count && existsSync(this.path)) return;
-    const rewrite = this.persisted < 0 || !existsSync(this.path);
-    const fd = openSync(this.path, rewrite ? 'w' : 'r+');
-    try {
-      const from = rewrite ? 0 : this.persisted;
-      const start = from * OFFSET_INDEX_ENTRY_BYTES;
-      writeSync(fd, this.buf, start, this.count * OFFSET_INDEX_ENTRY_BYTES - start, start);
-      if (sync) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    this.persisted = this.count;
+    let n = this.count;
+    while (n > 0 && this.entry(n - 1).position >= position) n--;
+    this.truncateEntries(n);
   }
 
   /**
@@ -131,36 +92,18 @@ export class OffsetIndex {
    * Throws CorruptIndexError when the file is missing or fails the check.
    */
   load(logSize: number): void {
-    if (!existsSync(this.path)) throw new CorruptIndexError(this.path, 'missing');
-    const data = readFileSync(this.path);
-    if (data.length % OFFSET_INDEX_ENTRY_BYTES !== 0) {
-      throw new CorruptIndexError(this.path, `size ${data.length} is not a multiple of 8`);
-    }
-    const n = data.length / OFFSET_INDEX_ENTRY_BYTES;
-    if (n > this.maxEntries)
-      throw new CorruptIndexError(this.path, `${n} entries exceed the maximum`);
-    let lastRel = -1;
-    let lastPos = -1;
-    for (let i = 0; i < n; i++) {
-      const rel = data.readUInt32BE(i * 8);
-      const pos = data.readUInt32BE(i * 8 + 4);
-      if (rel <= lastRel || pos <= lastPos || pos >= logSize) {
-        throw new CorruptIndexError(this.path, `entry ${i} (${rel}, ${pos}) breaks the ordering`);
+    this.loadEntries((data, n) => {
+      let lastRel = -1;
+      let lastPos = -1;
+      for (let i = 0; i < n; i++) {
+        const rel = data.readUInt32BE(i * OFFSET_INDEX_ENTRY_BYTES);
+        const pos = data.readUInt32BE(i * OFFSET_INDEX_ENTRY_BYTES + 4);
+        if (rel <= lastRel || pos <= lastPos || pos >= logSize) {
+          throw new CorruptIndexError(this.path, `entry ${i} (${rel}, ${pos}) breaks the ordering`);
+        }
+        lastRel = rel;
+        lastPos = pos;
       }
-      lastRel = rel;
-      lastPos = pos;
-    }
-    this.buf = Buffer.alloc(Math.max(data.length, 1024 * OFFSET_INDEX_ENTRY_BYTES));
-    data.copy(this.buf);
-    this.count = n;
-    this.persisted = n;
-  }
-
-  private grow(): void {
-    const bigger = Buffer.alloc(
-      Math.min(this.maxEntries * OFFSET_INDEX_ENTRY_BYTES, this.buf.length * 2),
-    );
-    this.buf.copy(bigger);
-    this.buf = bigger;
+    });
   }
 }

@@ -19,9 +19,9 @@
  *
  * Concurrency: used only by its segment, on the broker thread.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { readInt64, writeInt64 } from '../../protocol/record-batch.ts';
 import { CorruptIndexError } from './errors.ts';
+import { IndexFile } from './index-file.ts';
 
 export const TIME_INDEX_ENTRY_BYTES = 12;
 
@@ -30,27 +30,9 @@ export interface TimestampOffset {
   offset: number;
 }
 
-export class TimeIndex {
-  private buf: Buffer;
-  private count = 0;
-  private persisted = 0;
-  readonly maxEntries: number;
-
-  constructor(
-    readonly path: string,
-    readonly baseOffset: number,
-    maxIndexBytes: number,
-  ) {
-    this.maxEntries = Math.max(1, Math.floor(maxIndexBytes / TIME_INDEX_ENTRY_BYTES));
-    this.buf = Buffer.alloc(Math.min(this.maxEntries, 1024) * TIME_INDEX_ENTRY_BYTES);
-  }
-
-  get entries(): number {
-    return this.count;
-  }
-
-  isFull(): boolean {
-    return this.count >= this.maxEntries;
+export class TimeIndex extends IndexFile {
+  constructor(path: string, baseOffset: number, maxIndexBytes: number) {
+    super(path, baseOffset, maxIndexBytes, TIME_INDEX_ENTRY_BYTES);
   }
 
   entry(i: number): TimestampOffset {
@@ -79,8 +61,7 @@ export class TimeIndex {
         return;
       }
     }
-    const p = this.count * TIME_INDEX_ENTRY_BYTES;
-    if (p + TIME_INDEX_ENTRY_BYTES > this.buf.length) this.grow();
+    const p = this.nextSlot();
     writeInt64(this.buf, p, timestamp);
     this.buf.writeUInt32BE(rel, p + 8);
     this.count++;
@@ -105,66 +86,29 @@ export class TimeIndex {
 
   /** Drops entries at or after `offset`. */
   truncateToOffset(offset: number): void {
-    while (this.count > 0 && this.entry(this.count - 1).offset >= offset) this.count--;
-    if (this.persisted > this.count) this.persisted = -1;
-  }
-
-  clear(): void {
-    this.count = 0;
-    this.persisted = -1;
-  }
-
-  writeToFile(sync: boolean): void {
-    if (this.persisted === this.count && existsSync(this.path)) return;
-    const rewrite = this.persisted < 0 || !existsSync(this.path);
-    const fd = openSync(this.path, rewrite ? 'w' : 'r+');
-    try {
-      const from = rewrite ? 0 : this.persisted;
-      const start = from * TIME_INDEX_ENTRY_BYTES;
-      writeSync(fd, this.buf, start, this.count * TIME_INDEX_ENTRY_BYTES - start, start);
-      if (sync) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    this.persisted = this.count;
+    let n = this.count;
+    while (n > 0 && this.entry(n - 1).offset >= offset) n--;
+    this.truncateEntries(n);
   }
 
   /** Loads and sanity-checks the file; throws CorruptIndexError when missing or insane. */
   load(nextOffset: number): void {
-    if (!existsSync(this.path)) throw new CorruptIndexError(this.path, 'missing');
-    const data = readFileSync(this.path);
-    if (data.length % TIME_INDEX_ENTRY_BYTES !== 0) {
-      throw new CorruptIndexError(this.path, `size ${data.length} is not a multiple of 12`);
-    }
-    const n = data.length / TIME_INDEX_ENTRY_BYTES;
-    if (n > this.maxEntries)
-      throw new CorruptIndexError(this.path, `${n} entries exceed the maximum`);
-    let lastTs = Number.NEGATIVE_INFINITY;
-    let lastRel = -1;
-    for (let i = 0; i < n; i++) {
-      const ts = readInt64(data, i * 12);
-      const rel = data.readUInt32BE(i * 12 + 8);
-      if (
-        ts <= lastTs ||
-        rel < lastRel ||
-        this.baseOffset + rel >= Math.max(nextOffset, this.baseOffset + 1)
-      ) {
-        throw new CorruptIndexError(this.path, `entry ${i} (${ts}, ${rel}) breaks the ordering`);
+    this.loadEntries((data, n) => {
+      let lastTs = Number.NEGATIVE_INFINITY;
+      let lastRel = -1;
+      for (let i = 0; i < n; i++) {
+        const ts = readInt64(data, i * TIME_INDEX_ENTRY_BYTES);
+        const rel = data.readUInt32BE(i * TIME_INDEX_ENTRY_BYTES + 8);
+        if (
+          ts <= lastTs ||
+          rel < lastRel ||
+          this.baseOffset + rel >= Math.max(nextOffset, this.baseOffset + 1)
+        ) {
+          throw new CorruptIndexError(this.path, `entry ${i} (${ts}, ${rel}) breaks the ordering`);
+        }
+        lastTs = ts;
+        lastRel = rel;
       }
-      lastTs = ts;
-      lastRel = rel;
-    }
-    this.buf = Buffer.alloc(Math.max(data.length, 1024 * TIME_INDEX_ENTRY_BYTES));
-    data.copy(this.buf);
-    this.count = n;
-    this.persisted = n;
-  }
-
-  private grow(): void {
-    const bigger = Buffer.alloc(
-      Math.min(this.maxEntries * TIME_INDEX_ENTRY_BYTES, this.buf.length * 2),
-    );
-    this.buf.copy(bigger);
-    this.buf = bigger;
+    });
   }
 }
