@@ -18,6 +18,7 @@
  * worker thread of its own.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { brokerConfigDefs } from '../config/broker-config.ts';
@@ -80,6 +81,8 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     cleanerEnabled: config['log.cleaner.enable'] as boolean,
   });
   const stopping = new AbortController();
+  // Every waiting Fetch listens for the broker stopping: one listener per long poll.
+  setMaxListeners(0, stopping.signal);
   // Committed offsets and group metadata live in __consumer_offsets (created on first start).
   const groupStore = OffsetsTopicStore.open(logs, {
     partitions: config['offsets.topic.num.partitions'] as number,

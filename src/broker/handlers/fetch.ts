@@ -15,6 +15,7 @@
  * transactions are always empty, whatever the isolation level. No fetch sessions:
  * session id 0. A single node: preferred read replica -1.
  */
+import { setMaxListeners } from 'node:events';
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import { LogError } from '../log/errors.ts';
@@ -133,6 +134,8 @@ async function waitForAny(
   stopping: AbortSignal,
 ): Promise<void> {
   const abort = new AbortController();
+  // One listener per partition of this request, by design: no leak warning for wide fetches.
+  setMaxListeners(0, abort.signal);
   const onStop = () => abort.abort();
   stopping.addEventListener('abort', onStop, { once: true });
   let timer: NodeJS.Timeout | undefined;
