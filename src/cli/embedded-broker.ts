@@ -4,7 +4,8 @@
  * Connect runtime reaches it over the Kafka protocol like any other cluster.
  */
 import { resolve } from 'node:path';
-import type { BrokerOptions, RunningBroker } from '../broker/broker.ts';
+import { type BrokerOptions, type RunningBroker, startBroker } from '../broker/broker.ts';
+import { startBrokerThread } from '../broker/broker-thread.ts';
 import { advertisedHost, brokerConfigDefs } from '../config/broker-config.ts';
 import type { Shutdown } from '../util/shutdown.ts';
 import type { CliContext } from './cli-context.ts';
@@ -48,6 +49,16 @@ export type BrokerStart =
   | { state: 'failed' }
   /** A signal arrived while it was starting, so it was stopped again at once. */
   | { state: 'interrupted' };
+
+/**
+ * The context for a broker embedded in a worker process: the process default starts
+ * the broker on the calling thread (right for `connect broker`); next to a worker it
+ * gets a thread of its own, so broker I/O and connector work use both cores. A
+ * test's injected starter is kept as it is.
+ */
+export function withBrokerThread(ctx: CliContext): CliContext {
+  return ctx.startBroker === startBroker ? { ...ctx, startBroker: startBrokerThread } : ctx;
+}
 
 /**
  * Start the broker and register it with the process's shutdown path, which stops it

@@ -1,7 +1,10 @@
 /**
  * `connect standalone`: one worker with its connectors given as files and offsets in
  * a local file. Validates the worker config and every connector file before anything
- * starts; the standalone herder is not built yet, which the command then says.
+ * starts; with bootstrap.servers empty (or broker.embedded=true) it starts the
+ * embedded broker first and points the worker at it. Then it runs the standalone
+ * worker (src/connect/runtime/standalone-worker.ts: REST API, herder, tasks) until
+ * SIGINT/SIGTERM, which stop the worker before the broker.
  */
 import { Command } from 'commander';
 import { renderHelpKeys } from '../config/config-reference.ts';
@@ -12,9 +15,13 @@ import {
   standaloneWorkerDefs,
   workerPassthroughPrefixes,
 } from '../config/worker-config.ts';
+import {
+  type StandaloneWorker,
+  startStandaloneWorker,
+} from '../connect/runtime/standalone-worker.ts';
 import { Shutdown } from '../util/shutdown.ts';
 import { type CliContext, EXIT_FAILURE, EXIT_USAGE } from './cli-context.ts';
-import { startRegisteredBroker } from './embedded-broker.ts';
+import { startRegisteredBroker, withBrokerThread } from './embedded-broker.ts';
 import { collectOption, loadForCommand } from './load-for-command.ts';
 import { WORKER_ENV_PREFIX, workerCrossChecks, workerEnvHelp } from './worker-command.ts';
 
@@ -61,16 +68,45 @@ export async function runStandalone(
     timeoutMs: ctx.shutdownTimeoutMs,
   });
   shutdown.installSignalHandlers();
+  let workerValues = values;
   if (embedsBroker(values)) {
-    const broker = await startRegisteredBroker(ctx, values, shutdown, 'embedded broker');
+    const broker = await startRegisteredBroker(
+      withBrokerThread(ctx),
+      values,
+      shutdown,
+      'embedded broker',
+    );
     if (broker.state === 'failed') {
       await shutdown.shutdown();
       return EXIT_FAILURE;
     }
     if (broker.state === 'interrupted') return shutdown.done;
+    workerValues = { ...values, 'bootstrap.servers': [broker.bootstrapServers] };
   }
-  ctx.err(`standalone configuration is valid (connectors: ${names.join(', ')}).`);
-  ctx.err('error: the standalone herder and task runtime are not built yet; stopping.');
-  await shutdown.shutdown();
-  return EXIT_FAILURE;
+  let worker: StandaloneWorker;
+  try {
+    worker = await startStandaloneWorker({
+      config: workerValues,
+      connectors: connectors.flatMap((c) =>
+        c.ok ? [{ name: c.file.name, config: c.file.config }] : [],
+      ),
+    });
+  } catch (e) {
+    ctx.err(`error: the standalone worker failed to start: ${(e as Error).message}`);
+    await shutdown.shutdown();
+    return EXIT_FAILURE;
+  }
+  if (shutdown.isShuttingDown) {
+    await worker.stop();
+    return shutdown.done;
+  }
+  shutdown.register('standalone worker', () => worker.stop());
+  for (const c of worker.created) {
+    if (c.error !== undefined)
+      ctx.err(`error: connector ${c.name} was not created: ${c.error.message}`);
+  }
+  ctx.err(
+    `standalone worker running (connectors: ${names.join(', ')}), REST API on ${worker.restUrl}`,
+  );
+  return shutdown.done;
 }

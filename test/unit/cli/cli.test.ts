@@ -228,24 +228,4 @@ describe('connect CLI (in-process)', () => {
     expect(code).toBe(2);
     expect(ctx.stderr).toEqual(['error: nope.json: no such file']);
   });
-
-  it('standalone with valid files says the herder is not built yet and exits 1', async () => {
-    const ctx = capturedContext();
-    const code = await main(
-      [
-        'standalone',
-        'config/worker.properties',
-        'config/connectors/file-source.json',
-        'config/connectors/file-sink.json',
-        '-o',
-        'bootstrap.servers=kafka:9092',
-      ],
-      ctx,
-    );
-    expect(code).toBe(1);
-    expect(ctx.stderr).toEqual([
-      'standalone configuration is valid (connectors: file-source, file-sink).',
-      'error: the standalone herder and task runtime are not built yet; stopping.',
-    ]);
-  });
 });

@@ -1,0 +1,189 @@
+/**
+ * The worker's Kafka clients (kafkajs), configured from Kafka Connect's keys: the
+ * worker's `bootstrap.servers`, `client.id`, `request.timeout.ms`, `retry.backoff.ms`;
+ * `producer.*` / `consumer.*` / `admin.*` passthrough keys, and per connector
+ * `producer.override.*` / `consumer.override.*` / `admin.override.*`
+ * (connector.client.config.override.policy=All; None ignores the overrides).
+ *
+ * Only Kafka's key names are read (`compression.type`, `max.request.size`,
+ * `buffer.memory`, `max.poll.records`, `auto.offset.reset`, ...); they are mapped onto
+ * kafkajs options here and nowhere else. kafkajs's own logs go to our pino logger.
+ * Compression codecs other than gzip are registered with kafkajs from
+ * src/protocol/compression.ts, so consumers read batches any producer compressed.
+ */
+import kafkajs, {
+  CompressionTypes,
+  Kafka,
+  type KafkaConfig,
+  type LogEntry,
+  logLevel,
+} from 'kafkajs';
+import { compress, decompress } from '../../protocol/compression.ts';
+import type { Logger } from '../../util/logger.ts';
+import { ConnectException } from '../api/errors.ts';
+import { withPrefix } from './plugin-config.ts';
+
+export type ClientKind = 'producer' | 'consumer' | 'admin';
+
+let codecsRegistered = false;
+
+function registerCodecs(): void {
+  if (codecsRegistered) return;
+  codecsRegistered = true;
+  const codec = (id: 2 | 3 | 4) => () => ({
+    compress: async (encoder: { buffer: Buffer }) => compress(id, encoder.buffer),
+    decompress: async (buffer: Buffer) => decompress(id, buffer),
+  });
+  // kafkajs is CommonJS and Node's ESM loader does not see CompressionCodecs as a named export.
+  const codecs = kafkajs.CompressionCodecs;
+  codecs[CompressionTypes.Snappy] = codec(2);
+  codecs[CompressionTypes.LZ4] = codec(3);
+  codecs[CompressionTypes.ZSTD] = codec(4);
+}
+
+function pinoLevel(level: logLevel): 'error' | 'warn' | 'info' | 'debug' {
+  switch (level) {
+    case logLevel.ERROR:
+    case logLevel.NOTHING:
+      return 'error';
+    case logLevel.WARN:
+      return 'warn';
+    case logLevel.INFO:
+      return 'info';
+    default:
+      return 'debug';
+  }
+}
+
+/** A kafkajs client for the worker's cluster. */
+export function createKafka(
+  worker: Readonly<Record<string, unknown>>,
+  logger: Logger,
+  clientId?: string,
+): Kafka {
+  registerCodecs();
+  const brokers = (worker['bootstrap.servers'] as string[] | undefined) ?? [];
+  if (brokers.length === 0) {
+    throw new ConnectException(
+      'bootstrap.servers is empty: the worker has no Kafka cluster to talk to',
+    );
+  }
+  const config: KafkaConfig = {
+    brokers,
+    clientId: clientId ?? ((worker['client.id'] as string | undefined) || 'connect-worker'),
+    requestTimeout: (worker['request.timeout.ms'] as number | undefined) ?? 40_000,
+    retry: {
+      initialRetryTime: (worker['retry.backoff.ms'] as number | undefined) ?? 100,
+      retries: 8,
+    },
+    // kafkajs's INFO is chatty (every group join); warnings and errors are what matter.
+    logLevel: logLevel.WARN,
+    logCreator: () => (entry: LogEntry) => {
+      const { message, ...rest } = entry.log;
+      logger[pinoLevel(entry.level)]({ kafkajs: entry.namespace, ...rest }, message);
+    },
+  };
+  return new Kafka(config);
+}
+
+/**
+ * A client's effective Kafka keys: the worker's `<kind>.*` keys overridden by the
+ * connector's `<kind>.override.*` keys (unless the override policy is None).
+ */
+export function clientConfig(
+  kind: ClientKind,
+  worker: Readonly<Record<string, unknown>>,
+  connector: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(withPrefix(worker, `${kind}.`))) out[k] = String(v);
+  if (worker['connector.client.config.override.policy'] !== 'None') {
+    Object.assign(out, withPrefix(connector, `${kind}.override.`));
+  }
+  return out;
+}
+
+export function numberKey(
+  config: Readonly<Record<string, string>>,
+  key: string,
+  fallback: number,
+): number {
+  const raw = config[key];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n))
+    throw new ConnectException(`Invalid value ${raw} for configuration ${key}: not a number`);
+  return n;
+}
+
+const compressionTypes: Record<string, CompressionTypes> = {
+  none: CompressionTypes.None,
+  gzip: CompressionTypes.GZIP,
+  snappy: CompressionTypes.Snappy,
+  lz4: CompressionTypes.LZ4,
+  zstd: CompressionTypes.ZSTD,
+};
+
+/** What the source task runner needs from the producer keys. */
+export interface ProducerSettings {
+  compression: CompressionTypes;
+  /** Upper bound of one produce request's record bytes (Kafka's max.request.size). */
+  maxRequestBytes: number;
+  /** Outstanding (unacknowledged) record bytes before polling pauses (buffer.memory). */
+  bufferMemory: number;
+}
+
+export function producerSettings(config: Readonly<Record<string, string>>): ProducerSettings {
+  const name = (config['compression.type'] ?? 'none').trim().toLowerCase();
+  const compression = compressionTypes[name];
+  if (compression === undefined) {
+    throw new ConnectException(
+      `Invalid value ${name} for configuration compression.type: expected none, gzip, snappy, lz4 or zstd`,
+    );
+  }
+  const acks = config.acks?.trim();
+  // Offsets are committed for acknowledged records only; anything weaker than acks=all
+  // would let a committed offset cover a record a broker failover loses.
+  if (acks !== undefined && acks !== 'all' && acks !== '-1') {
+    throw new ConnectException(
+      `Invalid value ${acks} for configuration acks: source tasks produce with acks=all`,
+    );
+  }
+  return {
+    compression,
+    maxRequestBytes: numberKey(config, 'max.request.size', 1_048_576),
+    bufferMemory: numberKey(config, 'buffer.memory', 33_554_432),
+  };
+}
+
+/** What the sink task runner needs from the consumer keys. */
+export interface ConsumerSettings {
+  sessionTimeout: number;
+  heartbeatInterval: number;
+  rebalanceTimeout: number;
+  maxBytes: number;
+  maxBytesPerPartition: number;
+  minBytes: number;
+  maxWaitTimeInMs: number;
+  /** earliest (Kafka Connect's default for sink consumers) or latest. */
+  fromBeginning: boolean;
+}
+
+export function consumerSettings(config: Readonly<Record<string, string>>): ConsumerSettings {
+  const reset = (config['auto.offset.reset'] ?? 'earliest').trim().toLowerCase();
+  if (reset !== 'earliest' && reset !== 'latest') {
+    throw new ConnectException(
+      `Invalid value ${reset} for configuration auto.offset.reset: expected earliest or latest`,
+    );
+  }
+  return {
+    sessionTimeout: numberKey(config, 'session.timeout.ms', 45_000),
+    heartbeatInterval: numberKey(config, 'heartbeat.interval.ms', 3_000),
+    rebalanceTimeout: numberKey(config, 'max.poll.interval.ms', 300_000),
+    maxBytes: numberKey(config, 'fetch.max.bytes', 52_428_800),
+    maxBytesPerPartition: numberKey(config, 'max.partition.fetch.bytes', 1_048_576),
+    minBytes: numberKey(config, 'fetch.min.bytes', 1),
+    maxWaitTimeInMs: numberKey(config, 'fetch.max.wait.ms', 500),
+    fromBeginning: reset === 'earliest',
+  };
+}

@@ -1,0 +1,474 @@
+/**
+ * WorkerSourceTask: runs one source task (Kafka Connect's class of the same name).
+ *
+ * The loop (one owner: `run`, started by `start`, ended by `stop`):
+ *   poll -> per record: submit to SubmittedRecords -> transforms -> key, value and
+ *   header converters -> pending queue -> the producer (source-producer.ts), one
+ *   request at a time with everything pending (batching) -> on acknowledgement, in
+ *   send order: ack the submitted records and call task.commitRecord.
+ * Back-pressure: while the unacknowledged bytes exceed `buffer.memory` the loop does
+ * not poll; it waits for the request in flight.
+ *
+ * Offset commit (every offset.flush.interval.ms, and once more when stopping): the
+ * committable offsets of SubmittedRecords (never past the first unacknowledged record
+ * of a source partition) go through the OffsetStorageWriter to the offset store; once
+ * that write is durable, task.commit(). A write slower than offset.flush.timeout.ms is
+ * abandoned (its offsets return to the writer for the next commit). Commits never
+ * overlap.
+ *
+ * Failure: an error from poll (other than RetriableException, which is retried after
+ * a back-off), a failed send, or an intolerable conversion/transform error fails the
+ * task (state FAILED with the trace). Offsets of acknowledged records are still
+ * committed, then the task is stopped. Crash: records sent but not committed are sent
+ * again after restart (at-least-once).
+ *
+ * Stop: the loop ends after the poll in progress settles (the contract has polls end
+ * within about a second); if that takes longer than task.shutdown.graceful.timeout.ms
+ * the task's stop() is called to end it. Outstanding records are awaited for up to
+ * offset.flush.timeout.ms, offsets committed, then task.stop(), then the producer is
+ * closed. Nothing is called on the task after its stop() settled.
+ */
+import type { Admin } from 'kafkajs';
+import type { Clock } from '../../util/clock.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { Timers } from '../../util/timers.ts';
+import type { SourceRecord } from '../api/connect-record.ts';
+import type { TaskConfig } from '../api/connector.ts';
+import { errorKind } from '../api/errors.ts';
+import type { OffsetStorageReader } from '../api/offset-storage-reader.ts';
+import type { RecordMetadata, SourceTask } from '../api/source-task.ts';
+import {
+  type RetryWithToleranceOperator,
+  skipped,
+} from '../errors/retry-with-tolerance-operator.ts';
+import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
+import type { OffsetStorageWriter } from './offset-storage-writer.ts';
+import { closeRecordConverters, type RecordConverters } from './record-converters.ts';
+import type { ProducedRecord, SourceProducer } from './source-producer.ts';
+import { errorTrace, type StatusListener, taskIdString } from './status-listener.ts';
+import { type SubmittedRecord, SubmittedRecords } from './submitted-records.ts';
+import type { TopicCreation } from './topic-creation.ts';
+import type { TransformationChain } from './transformation-chain.ts';
+
+/** Back-off after a RetriableException from poll (Kafka Connect just polls again). */
+const POLL_RETRY_BACKOFF_MS = 100;
+
+export interface WorkerSourceTaskOptions {
+  id: ConnectorTaskId;
+  task: SourceTask;
+  taskClass: string;
+  taskConfig: TaskConfig;
+  targetState: TargetState;
+  converters: RecordConverters;
+  transforms: TransformationChain;
+  operator: RetryWithToleranceOperator;
+  producer: SourceProducer;
+  offsetReader: OffsetStorageReader;
+  offsetWriter: OffsetStorageWriter;
+  topicCreation: TopicCreation | null;
+  admin: Admin | null;
+  status: StatusListener;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  offsetFlushIntervalMs: number;
+  offsetFlushTimeoutMs: number;
+  gracefulShutdownMs: number;
+  bufferMemory: number;
+  maxRequestBytes: number;
+}
+
+interface Pending {
+  record: SourceRecord;
+  submitted: SubmittedRecord;
+  produced: ProducedRecord;
+  bytes: number;
+}
+
+export class WorkerSourceTask {
+  private readonly submitted: SubmittedRecords;
+  private pending: Pending[] = [];
+  private outstandingBytes = 0;
+  private sending: Promise<void> | null = null;
+  private stopping = false;
+  private paused: boolean;
+  private failed: unknown;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private cancelCommitTimer: (() => void) | null = null;
+  private committing: Promise<void> | null = null;
+  private taskStopped = false;
+  private readonly topicsUsed = new Set<string>();
+  /** Records sent and acknowledged, for tests and metrics. */
+  recordsAcknowledged = 0;
+
+  constructor(private readonly o: WorkerSourceTaskOptions) {
+    this.submitted = new SubmittedRecords(o.id.connector);
+    this.paused = o.targetState === 'PAUSED';
+  }
+
+  get id(): ConnectorTaskId {
+    return this.o.id;
+  }
+
+  /** Start the task and its loop; resolves once task.start settled (FAILED on error). */
+  async start(): Promise<void> {
+    const { o } = this;
+    try {
+      await o.producer.connect();
+      await o.task.start(o.taskConfig, {
+        connectorName: o.id.connector,
+        taskId: o.id.task,
+        offsetStorageReader: o.offsetReader,
+        clock: o.clock,
+      });
+    } catch (e) {
+      this.fail(e);
+      await this.close();
+      return;
+    }
+    o.status.taskState(o.id, this.paused ? 'PAUSED' : 'RUNNING');
+    this.scheduleCommit();
+    this.loop = this.run();
+  }
+
+  setTargetState(state: TargetState): void {
+    if (this.failed !== undefined || this.stopping) return;
+    const paused = state === 'PAUSED';
+    if (paused === this.paused) return;
+    this.paused = paused;
+    this.o.status.taskState(this.o.id, paused ? 'PAUSED' : 'RUNNING');
+    this.signal();
+  }
+
+  private signal(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  private waitForSignal(ms?: number): Promise<void> {
+    return new Promise((resolve) => {
+      const cancel = ms === undefined ? () => {} : this.o.timers.schedule(ms, () => this.signal());
+      this.wake = () => {
+        cancel();
+        resolve();
+      };
+    });
+  }
+
+  private async run(): Promise<void> {
+    const { o } = this;
+    try {
+      while (!this.stopping && this.failed === undefined) {
+        if (this.paused) {
+          await this.waitForSignal();
+          continue;
+        }
+        if (this.outstandingBytes >= o.bufferMemory && this.sending !== null) {
+          await this.sending;
+          continue;
+        }
+        let records: SourceRecord[] | null;
+        try {
+          records = await o.task.poll();
+        } catch (e) {
+          if (errorKind(e) !== 'retriable') throw e;
+          o.logger.warn(
+            { err: e },
+            `${taskIdString(o.id)} poll failed with a retriable error; polling again`,
+          );
+          await this.waitForSignal(POLL_RETRY_BACKOFF_MS);
+          continue;
+        }
+        if (records !== null && records.length > 0) {
+          this.prepare(records);
+          this.kickSend();
+        }
+        // A poll that settles at once resolves in a microtask: without a turn of the
+        // event loop here, the producer's socket I/O and the commit timer would wait
+        // until back-pressure stopped the loop.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch (e) {
+      this.fail(e);
+    }
+    if (this.failed !== undefined && !this.stopping) {
+      // A failed task keeps the offsets of what the broker acknowledged, then releases
+      // everything; the worker's later stop() finds nothing left to do.
+      if (this.sending !== null) await this.sending;
+      await this.commitOffsets();
+      await this.close();
+    }
+  }
+
+  /** Transform and convert polled records; queue them for the producer. */
+  private prepare(records: readonly SourceRecord[]): void {
+    const { o } = this;
+    for (const record of records) {
+      const submitted = this.submitted.submit(record.sourcePartition, record.sourceOffset);
+      const transformed = o.transforms.apply(record, o.operator, { sourceRecord: record });
+      const produced =
+        transformed === null || transformed === skipped ? null : this.convert(transformed);
+      if (produced === null) {
+        // Dropped by a transform or tolerated: its offset still counts as done.
+        this.submitted.ack(submitted);
+        this.commitRecord(record, null);
+        continue;
+      }
+      const bytes = (produced.key?.length ?? 0) + (produced.value?.length ?? 0) + 64;
+      this.outstandingBytes += bytes;
+      this.pending.push({ record, submitted, produced, bytes });
+    }
+  }
+
+  private convert(record: SourceRecord): ProducedRecord | null {
+    const { o } = this;
+    const c = o.converters;
+    const ctx = { sourceRecord: record };
+    const key = o.operator.execute('KEY_CONVERTER', c.keyClass, ctx, () =>
+      c.key.fromConnectData(record.topic, record.keySchema ?? null, record.key ?? null),
+    );
+    if (key === skipped) return null;
+    const value = o.operator.execute('VALUE_CONVERTER', c.valueClass, ctx, () =>
+      c.value.fromConnectData(record.topic, record.valueSchema ?? null, record.value ?? null),
+    );
+    if (value === skipped) return null;
+    const headers = o.operator.execute('HEADER_CONVERTER', c.headerClass, ctx, () => {
+      const out: Record<string, Buffer[]> = {};
+      for (const h of record.headers ?? []) {
+        const bytes = c.header.toBytes(record.topic, h);
+        if (bytes === null) continue;
+        let list = out[h.key];
+        if (list === undefined) {
+          list = [];
+          out[h.key] = list;
+        }
+        list.push(bytes);
+      }
+      return out;
+    });
+    if (headers === skipped) return null;
+    return {
+      topic: record.topic,
+      partition: record.kafkaPartition ?? null,
+      key,
+      value,
+      timestamp: record.timestamp ?? null,
+      headers,
+    };
+  }
+
+  /** Start a request with everything pending, unless one is in flight. */
+  private kickSend(): void {
+    if (this.sending !== null || this.pending.length === 0 || this.failed !== undefined) return;
+    let bytes = 0;
+    let n = 0;
+    while (
+      n < this.pending.length &&
+      (n === 0 || bytes + (this.pending[n] as Pending).bytes <= this.o.maxRequestBytes)
+    ) {
+      bytes += (this.pending[n] as Pending).bytes;
+      n++;
+    }
+    const batch = this.pending.splice(0, n);
+    this.sending = this.sendBatch(batch).finally(() => {
+      this.sending = null;
+      this.kickSend();
+      this.signal();
+    });
+  }
+
+  private async sendBatch(batch: Pending[]): Promise<void> {
+    const { o } = this;
+    try {
+      if (o.topicCreation !== null && o.admin !== null) {
+        for (const topic of new Set(batch.map((p) => p.produced.topic))) {
+          await o.topicCreation.ensure(topic, o.admin);
+        }
+      }
+      const metadata = await o.producer.send(batch.map((p) => p.produced));
+      for (const p of batch) {
+        if (this.topicsUsed.has(p.produced.topic)) continue;
+        this.topicsUsed.add(p.produced.topic);
+        o.status.topicUsed?.(o.id.connector, p.produced.topic);
+      }
+      batch.forEach((p, i) => {
+        this.outstandingBytes -= p.bytes;
+        this.submitted.ack(p.submitted);
+        this.recordsAcknowledged++;
+        this.commitRecord(p.record, metadata[i] as RecordMetadata);
+      });
+    } catch (e) {
+      for (const p of batch) this.outstandingBytes -= p.bytes;
+      this.fail(e);
+    }
+  }
+
+  private commitRecord(record: SourceRecord, metadata: RecordMetadata | null): void {
+    if (this.taskStopped || this.o.task.commitRecord === undefined) return;
+    try {
+      const r = this.o.task.commitRecord(record, metadata);
+      if (r instanceof Promise)
+        r.catch((e: unknown) =>
+          this.o.logger.warn({ err: e }, `${taskIdString(this.o.id)} commitRecord failed`),
+        );
+    } catch (e) {
+      // Kafka Connect logs and goes on: commitRecord is a notification.
+      this.o.logger.warn({ err: e }, `${taskIdString(this.o.id)} commitRecord failed`);
+    }
+  }
+
+  private scheduleCommit(): void {
+    this.cancelCommitTimer = this.o.timers.schedule(this.o.offsetFlushIntervalMs, () => {
+      this.cancelCommitTimer = null;
+      void this.commitOffsets().finally(() => {
+        if (!this.stopping && this.failed === undefined) this.scheduleCommit();
+      });
+    });
+  }
+
+  /** Commit the offsets of acknowledged records; never overlaps another commit. */
+  commitOffsets(): Promise<void> {
+    if (this.committing !== null) return this.committing;
+    this.committing = this.doCommit().finally(() => {
+      this.committing = null;
+    });
+    return this.committing;
+  }
+
+  private async doCommit(): Promise<void> {
+    const { o } = this;
+    const committable = this.submitted.committableOffsets();
+    for (const { partition, offset } of committable.offsets.values())
+      o.offsetWriter.offset(partition, offset);
+    if (committable.uncommitted > 0) {
+      o.logger.debug(
+        { largest: committable.largestQueue },
+        `${taskIdString(o.id)} committing offsets for ${committable.committed} acknowledged messages; ${committable.uncommitted} messages are still waiting for acknowledgement`,
+      );
+    }
+    if (o.offsetWriter.beginFlush()) {
+      let timer: (() => void) | undefined;
+      try {
+        await Promise.race([
+          o.offsetWriter.doFlush(),
+          new Promise<never>((_, reject) => {
+            timer = o.timers.schedule(o.offsetFlushTimeoutMs, () =>
+              reject(
+                new Error(`offset flush did not complete within ${o.offsetFlushTimeoutMs} ms`),
+              ),
+            );
+          }),
+        ]);
+      } catch (e) {
+        o.offsetWriter.cancelFlush();
+        o.logger.error({ err: e }, `${taskIdString(o.id)} failed to commit offsets`);
+        return;
+      } finally {
+        timer?.();
+      }
+    }
+    if (this.taskStopped || o.task.commit === undefined) return;
+    try {
+      await o.task.commit();
+    } catch (e) {
+      o.logger.error({ err: e }, `${taskIdString(o.id)} task.commit() failed`);
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed !== undefined) return;
+    this.failed = error;
+    this.o.logger.error({ err: error }, `${taskIdString(this.o.id)} failed`);
+    this.o.status.taskState(this.o.id, 'FAILED', errorTrace(error));
+    this.signal();
+  }
+
+  get isFailed(): boolean {
+    return this.failed !== undefined;
+  }
+
+  /** Stop as the header says; resolves when everything the task opened is released. */
+  async stop(): Promise<void> {
+    if (this.stopping) return this.stopped;
+    this.stopping = true;
+    this.stopped = this.doStop();
+    return this.stopped;
+  }
+
+  private stopped: Promise<void> = Promise.resolve();
+
+  private async doStop(): Promise<void> {
+    const { o } = this;
+    this.cancelCommitTimer?.();
+    this.signal();
+    if (this.loop !== null) {
+      const ended = await this.within(this.loop, o.gracefulShutdownMs);
+      if (!ended) {
+        o.logger.warn(
+          `${taskIdString(o.id)} poll did not return within ${o.gracefulShutdownMs} ms; stopping the task`,
+        );
+        await this.stopTask();
+      }
+      this.kickSend();
+      // A failed task sends nothing more: only what is in flight can still be acknowledged.
+      let drained = true;
+      if (this.failed === undefined) {
+        drained = await this.submitted.awaitAllAcknowledged(o.offsetFlushTimeoutMs);
+      } else if (this.sending !== null) {
+        await this.sending;
+      }
+      if (!drained) {
+        o.logger.warn(
+          `${taskIdString(o.id)} ${this.submitted.unacknowledged} records were not acknowledged within ${o.offsetFlushTimeoutMs} ms; their offsets are not committed`,
+        );
+      }
+      await this.commitOffsets();
+    }
+    await this.close();
+    if (this.failed === undefined) o.status.taskState(o.id, 'UNASSIGNED');
+  }
+
+  private closed = false;
+
+  private async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.cancelCommitTimer?.();
+    await this.stopTask();
+    try {
+      await this.o.producer.disconnect();
+    } catch (e) {
+      this.o.logger.warn({ err: e }, `${taskIdString(this.o.id)} producer close failed`);
+    }
+    this.o.transforms.close();
+    closeRecordConverters(this.o.converters);
+  }
+
+  private async stopTask(): Promise<void> {
+    if (this.taskStopped) return;
+    this.taskStopped = true;
+    try {
+      await this.o.task.stop();
+    } catch (e) {
+      this.o.logger.error({ err: e }, `${taskIdString(this.o.id)} stop() failed`);
+    }
+  }
+
+  private within(p: Promise<unknown>, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const cancel = this.o.timers.schedule(ms, () => resolve(false));
+      p.then(
+        () => {
+          cancel();
+          resolve(true);
+        },
+        () => {
+          cancel();
+          resolve(true);
+        },
+      );
+    });
+  }
+}
