@@ -73,11 +73,21 @@ describe('replication stream (pgoutput, real Postgres)', () => {
     await sql.query("SELECT pg_logical_emit_message(true, 'audit', 'who did it')");
     await sql.query('COMMIT');
     await sql.query('TRUNCATE t');
-    const all = await c.commits(5);
-    const tags = all.map((m) => m.tag);
-    expect(tags).toEqual([
+    const received = await c.commits(5);
+    // pgoutput describes a table again whenever its relation cache entry is invalidated
+    // (TRUNCATE always does; autovacuum statistics may at any time), so Relation
+    // messages may repeat: each change must come after one, and the rest of the
+    // stream is compared without them.
+    const firstRelation = received.findIndex((m) => m.tag === 'relation');
+    expect(firstRelation).toBeGreaterThanOrEqual(0);
+    expect(firstRelation).toBeLessThan(received.findIndex((m) => m.tag === 'insert'));
+    const truncateAt = received.findIndex((m) => m.tag === 'truncate');
+    const truncateBegin = received.map((m) => m.tag).lastIndexOf('begin', truncateAt);
+    expect(received.slice(truncateBegin, truncateAt).map((m) => m.tag)).toContain('relation');
+    const relation = received[firstRelation]!;
+    const all = received.filter((m) => m.tag !== 'relation');
+    expect(all.map((m) => m.tag)).toEqual([
       'begin',
-      'relation',
       'insert',
       'insert',
       'commit',
@@ -91,13 +101,10 @@ describe('replication stream (pgoutput, real Postgres)', () => {
       'delete',
       'message',
       'commit',
-      // TRUNCATE invalidates the relation cache, so pgoutput describes the table again.
       'begin',
-      'relation',
       'truncate',
       'commit',
     ]);
-    const relation = all[1];
     expect(relation).toMatchObject({
       tag: 'relation',
       schema: 'public',
@@ -109,34 +116,34 @@ describe('replication stream (pgoutput, real Postgres)', () => {
         { name: 'big', typeOid: 25, isKey: false },
       ],
     });
-    expect(all[2]).toMatchObject({ tag: 'insert', after: ['1', 'one', 'x'.repeat(100000)] });
-    expect(all[3]).toMatchObject({ tag: 'insert', after: ['2', null, 'small'] });
+    expect(all[1]).toMatchObject({ tag: 'insert', after: ['1', 'one', 'x'.repeat(100000)] });
+    expect(all[2]).toMatchObject({ tag: 'insert', after: ['2', null, 'small'] });
     // The big value was TOASTed and not changed: Postgres leaves it out.
-    expect(all[6]).toMatchObject({
+    expect(all[5]).toMatchObject({
       tag: 'update',
       before: null,
       after: ['1', 'uno', UNCHANGED_TOAST],
     });
     // A key change carries the old key.
-    expect(all[9]).toMatchObject({
+    expect(all[8]).toMatchObject({
       tag: 'update',
       beforeIsKeyOnly: true,
       before: ['2', null, null],
       after: ['3', null, 'small'],
     });
-    expect(all[12]).toMatchObject({
+    expect(all[11]).toMatchObject({
       tag: 'delete',
       beforeIsKeyOnly: true,
       before: ['3', null, null],
     });
-    const message = all[13];
+    const message = all[12];
     expect(message.tag === 'message' && message.content.toString()).toBe('who did it');
-    expect(all[17]).toMatchObject({
+    expect(all[15]).toMatchObject({
       tag: 'truncate',
       relationOids: [(relation as { relationOid: number }).relationOid],
     });
     const begin = all[0];
-    const commit = all[4];
+    const commit = all[3];
     if (begin.tag !== 'begin' || commit.tag !== 'commit') throw new Error('unexpected');
     expect(commit.commitLsn).toBe(begin.finalLsn);
     expect(commit.endLsn).toBeGreaterThan(commit.commitLsn);
