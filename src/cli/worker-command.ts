@@ -1,10 +1,14 @@
 /**
  * `connect worker`: a distributed-mode Connect worker. When bootstrap.servers is empty
- * (or broker.embedded=true) it first starts the embedded broker in this process.
+ * (or broker.embedded=true) it first starts the embedded broker on its own thread
+ * (worker_threads), so broker I/O and connector work use both cores.
  *
- * The Connect runtime (REST API, distributed herder, tasks) is not built yet: after the
- * config is fully validated and the embedded broker started, the command says so, stops
- * what it started through the shutdown path and exits with EXIT_FAILURE.
+ * Then it starts the distributed worker (src/connect/herder/distributed-worker.ts:
+ * plugins, Kafka clients, internal-topic stores, worker, herder, REST API, group
+ * member) and prints one line with the REST URL once it is running. SIGINT/SIGTERM
+ * stop in reverse order through the shutdown path: REST, herder (tasks stopped and
+ * offsets committed, the group left), stores and clients, and the broker last (its
+ * logs flushed).
  */
 import { Command } from 'commander';
 import type { ConfigError } from '../config/config-def.ts';
@@ -12,13 +16,16 @@ import { renderHelpKeys } from '../config/config-reference.ts';
 import {
   distributedWorkerDefs,
   embedsBroker,
-  restListeners,
   workerPassthroughPrefixes,
 } from '../config/worker-config.ts';
+import {
+  type DistributedWorker,
+  startDistributedWorker,
+} from '../connect/herder/distributed-worker.ts';
 import { Shutdown } from '../util/shutdown.ts';
 import { brokerCrossChecks } from './broker-command.ts';
 import { type CliContext, EXIT_FAILURE, EXIT_USAGE } from './cli-context.ts';
-import { startRegisteredBroker } from './embedded-broker.ts';
+import { startRegisteredBroker, withBrokerThread } from './embedded-broker.ts';
 import { collectOption, loadForCommand } from './load-for-command.ts';
 
 export const WORKER_ENV_PREFIX = 'CONNECT_';
@@ -96,7 +103,12 @@ export async function runWorker(
   shutdown.installSignalHandlers();
   let servers = values['bootstrap.servers'] as string[];
   if (embedsBroker(values)) {
-    const broker = await startRegisteredBroker(ctx, values, shutdown, 'embedded broker');
+    const broker = await startRegisteredBroker(
+      withBrokerThread(ctx),
+      values,
+      shutdown,
+      'embedded broker',
+    );
     if (broker.state === 'failed') {
       await shutdown.shutdown();
       return EXIT_FAILURE;
@@ -105,12 +117,37 @@ export async function runWorker(
     // With broker.embedded=true and bootstrap.servers set, the worker uses the cluster named.
     if (servers.length === 0) servers = [broker.bootstrapServers];
   }
+  let worker: DistributedWorker;
+  let onFatal!: (error: Error) => void;
+  const fatal = new Promise<Error>((resolve) => {
+    onFatal = resolve;
+  });
+  try {
+    worker = await startDistributedWorker({
+      config: { ...values, 'bootstrap.servers': servers },
+      onFatal,
+    });
+  } catch (e) {
+    ctx.err(`error: the worker failed to start: ${(e as Error).message}`);
+    await shutdown.shutdown();
+    return EXIT_FAILURE;
+  }
+  if (shutdown.isShuttingDown) {
+    await worker.stop();
+    return shutdown.done;
+  }
+  shutdown.register('distributed worker', () => worker.stop());
   ctx.err(
-    `worker configuration is valid (group.id ${values['group.id']}, Kafka at ${servers.join(',')}, REST on ${restListeners(values).join(',')}).`,
+    `worker ${worker.workerId} running (group.id ${values['group.id']}, Kafka at ${servers.join(',')}), REST API on ${worker.restUrl}`,
   );
-  ctx.err(
-    'error: the Connect runtime (REST API, distributed herder, tasks) is not built yet; stopping.',
-  );
-  await shutdown.shutdown();
-  return EXIT_FAILURE;
+  // A worker that can no longer be a group member (e.g. the broker refuses its
+  // session.timeout.ms) stops rather than serve a REST API that can change nothing.
+  return Promise.race([
+    shutdown.done,
+    fatal.then(async (error) => {
+      ctx.err(`error: the worker left group ${values['group.id']} for good: ${error.message}`);
+      await shutdown.shutdown();
+      return EXIT_FAILURE;
+    }),
+  ]);
 }

@@ -362,18 +362,46 @@ const distributedOnlyDefs: AnyConfigDef[] = [
   define<number>({
     name: 'scheduled.rebalance.max.delay.ms',
     type: 'int',
-    default: 300000,
+    // Kafka's 300 s suits rolling restarts of large clusters; a worker here restarts in
+    // seconds, and 30 s bounds how long a crashed worker's tasks stay down. Work a worker
+    // gives up cleanly (shutdown, revocation) moves at once regardless.
+    default: 30000,
     validator: atLeast(0),
     group: membership,
-    doc: "How long a departed worker's connectors and tasks wait for it before moving.",
+    doc: "How long a vanished worker's connectors and tasks wait for it to come back before moving (Kafka: 300000; work given up cleanly moves at once).",
   }),
   define<string>({
     name: 'connect.protocol',
     type: 'string',
-    default: 'sessioned',
+    // sessioned promises Java workers a session key (KIP-507) on the config topic, which
+    // this runtime does not distribute yet: compatible is the incremental protocol it
+    // fully honours (Kafka's default is sessioned).
+    default: 'compatible',
     validator: oneOf('eager', 'compatible', 'sessioned'),
     group: membership,
-    doc: 'Rebalance protocol: eager stops everything on each rebalance; the others are incremental.',
+    doc: 'Rebalance protocol: eager stops everything on each rebalance; compatible and sessioned are incremental (KIP-415).',
+  }),
+  define<string>({
+    name: 'group.instance.id',
+    type: 'string',
+    default: null,
+    group: membership,
+    defaultDoc: 'none (dynamic membership)',
+    doc: 'Static membership (KIP-345): a worker restarting with the same id within session.timeout.ms keeps its work without a rebalance.',
+  }),
+  define<boolean>({
+    name: 'topic.tracking.enable',
+    type: 'boolean',
+    default: true,
+    group: tasks,
+    doc: 'Record the topics each connector uses (GET /connectors/{name}/topics).',
+  }),
+  define<boolean>({
+    name: 'topic.tracking.allow.reset',
+    type: 'boolean',
+    default: true,
+    group: tasks,
+    doc: 'Allow PUT /connectors/{name}/topics/reset.',
   }),
   define<number>({
     name: 'worker.sync.timeout.ms',

@@ -1,8 +1,9 @@
 import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { BrokerOptions, RunningBroker } from '../../../src/broker/broker.ts';
+import { type BrokerOptions, type RunningBroker, startBroker } from '../../../src/broker/broker.ts';
 import { capturedContext } from '../../../src/cli/cli-context.ts';
 import { main } from '../../../src/cli.ts';
+import { startTestBroker } from '../../helpers/broker.ts';
 import { useTmpDir } from '../../helpers/tmp-dir.ts';
 
 /**
@@ -30,6 +31,25 @@ function standInBroker(events: string[]) {
     };
   };
   return { startBroker, started };
+}
+
+/** The real broker, recording when the CLI starts and stops it. */
+function recordingBroker(events: string[]) {
+  return async (options: BrokerOptions): Promise<RunningBroker> => {
+    const broker = await startBroker({
+      ...options,
+      config: { ...options.config, 'offsets.topic.num.partitions': 2 },
+    });
+    events.push('broker started');
+    return {
+      host: broker.host,
+      port: broker.port,
+      stop: async () => {
+        await broker.stop();
+        events.push('broker stopped');
+      },
+    };
+  };
 }
 
 /** A captured context whose `ready` resolves when a stderr line matches `pattern`. */
@@ -95,36 +115,54 @@ describe('connect CLI (in-process)', () => {
   it('warns about an unknown key and still runs', async () => {
     const ctx = capturedContext();
     const code = await main(
-      ['worker', '-o', 'bootstrap.servers=kafka:9092', '-o', 'grop.id=x'],
+      ['worker', '-o', 'bootstrap.servers=127.0.0.1:1', '-o', 'grop.id=x'],
       ctx,
     );
+    // Nothing listens on port 1: the worker gets as far as connecting, then says why it stops.
     expect(code).toBe(1);
     expect(ctx.stderr[0]).toBe(
       "warning: The configuration 'grop.id' (from -o) was supplied but isn't a known config; it is ignored.",
     );
+    expect(ctx.stderr.at(-1)).toMatch(/^error: the worker failed to start: .*127\.0\.0\.1:1/);
   });
 
-  it('worker with bootstrap.servers validates, says the runtime is not built and exits 1', async () => {
-    const events: string[] = [];
-    const ctx = capturedContext({ startBroker: standInBroker(events).startBroker });
-    const code = await main(
-      ['worker', 'config/worker.properties', '-o', 'bootstrap.servers=kafka:9092'],
-      ctx,
-    );
-    expect(code).toBe(1);
-    expect(events).toEqual([]);
-    expect(ctx.stderr).toEqual([
-      'worker configuration is valid (group.id connect-cluster, Kafka at kafka:9092, REST on http://127.0.0.1:8083).',
-      'error: the Connect runtime (REST API, distributed herder, tasks) is not built yet; stopping.',
-    ]);
+  it('worker with bootstrap.servers joins that cluster, starts no broker of its own, and stops on SIGTERM', async () => {
+    const cluster = await startTestBroker();
+    try {
+      const events: string[] = [];
+      const { ctx, whenReady } = contextWaitingFor(/^worker .* running/, {
+        startBroker: recordingBroker(events),
+      });
+      const exit = main(
+        [
+          'worker',
+          'config/worker.properties',
+          '-o',
+          `bootstrap.servers=${cluster.bootstrap}`,
+          '-o',
+          'listeners=http://127.0.0.1:0',
+          '-o',
+          'group.id=cli-test-remote',
+        ],
+        ctx,
+      );
+      await whenReady;
+      ctx.signals.emit('SIGTERM', 'SIGTERM');
+      expect(await exit).toBe(0);
+      expect(events).toEqual([]);
+      expect(ctx.stderr.join('\n')).toContain(`Kafka at ${cluster.bootstrap}`);
+    } finally {
+      await cluster.stop();
+    }
   });
 
-  it('worker without bootstrap.servers starts the embedded broker first and stops it on the way out', async () => {
+  it('worker without bootstrap.servers starts the embedded broker first and stops it last', async () => {
     const events: string[] = [];
-    const broker = standInBroker(events);
     const dataDir = useTmpDir();
-    const ctx = capturedContext({ startBroker: broker.startBroker });
-    const code = await main(
+    const { ctx, whenReady } = contextWaitingFor(/^worker .* running/, {
+      startBroker: recordingBroker(events),
+    });
+    const exit = main(
       [
         'worker',
         '-o',
@@ -133,21 +171,18 @@ describe('connect CLI (in-process)', () => {
         `broker.data.dir=${dataDir}`,
         '-o',
         'log.retention.ms=1000',
+        '-o',
+        'listeners=http://127.0.0.1:0',
       ],
       ctx,
     );
-    expect(code).toBe(1);
-    expect(events).toEqual(['broker started', 'broker stopped']);
+    await whenReady;
+    expect(events).toEqual(['broker started']);
     // broker.port=0: the worker is told the port the broker really listens on.
-    expect(ctx.stderr.join('\n')).toMatch(/Kafka at 127\.0\.0\.1:[1-9]\d*, REST on http:\/\/:8083/);
-    expect(broker.started[0]).toMatchObject({
-      host: '127.0.0.1',
-      port: 0,
-      advertisedHost: '127.0.0.1',
-      dataDir,
-      nodeId: 1,
-      config: { 'log.retention.ms': 1000, 'num.partitions': 1 },
-    });
+    expect(ctx.stderr.join('\n')).toMatch(/Kafka at 127\.0\.0\.1:[1-9]\d*\)/);
+    ctx.signals.emit('SIGTERM', 'SIGTERM');
+    expect(await exit).toBe(0);
+    expect(events).toEqual(['broker started', 'broker stopped']);
   });
 
   it('broker exits 1 naming the address when its port is taken', async () => {

@@ -1,0 +1,515 @@
+/**
+ * DistributedHerder: the Herder of `connect worker`, one member of a cluster of
+ * workers sharing group.id (Kafka Connect's DistributedHerder, split by concept):
+ *
+ *   this file            REST requests: reads served locally after reading the config
+ *                        topic to its end; writes only on the leader
+ *   rebalance-handler.ts the group member's callbacks (assign, revoke, membership lost)
+ *   config-updates.ts    config topic records -> work on this worker, leader rebalances
+ *   assigned-work.ts     what this worker runs, through the Worker
+ *   status-reporter.ts   the Worker's states -> the status topic, with generations
+ *   connector-offsets.ts offsets get/alter/reset
+ *
+ * Threading model: one serial loop (a SerialExecutor) runs every request that touches
+ * configs or running work, every rebalance callback and every config event, one at a
+ * time. The group member has its own loop and only calls in (rebalance-handler.ts);
+ * nothing on the serial loop waits for the member, so they cannot deadlock.
+ *
+ * Writes (create, update, delete, pause/resume/stop, restart, offsets) go through the
+ * leader, as in Kafka Connect: a follower rejects them with HerderError `not-leader`
+ * and the leader's URL, and the REST layer forwards the request there. While a
+ * rebalance is underway a write first waits up to `rebalanceWaitMs` for it to end,
+ * then answers 409 (`rebalance-needed`) if there is still no assignment. Stopping a
+ * connector writes an empty task set and then the STOPPED target state, so its tasks
+ * are revoked; offsets may change only while it is STOPPED with no tasks.
+ *
+ * Task restarts run on the worker that owns the task: a request reaching another
+ * worker is forwarded to the owner named in the task's status (the same forwarding
+ * as for the leader). Connector restarts are restart records in the config topic,
+ * acted on by whoever runs the connector or its tasks.
+ *
+ * Stop: stop every connector and task (offsets committed by the tasks), report them
+ * UNASSIGNED and wait for those writes, then leave the group, so the others take
+ * the work over at once.
+ */
+import type { Admin } from 'kafkajs';
+import type { Logger } from '../../util/logger.ts';
+import type { Timers } from '../../util/timers.ts';
+import {
+  type ConfigInfos,
+  configErrorMessages,
+  validateConnectorConfig,
+} from '../runtime/config-validation.ts';
+import type { PluginRegistry } from '../runtime/plugins.ts';
+import { SerialExecutor } from '../runtime/serial-executor.ts';
+import type { Worker } from '../runtime/worker.ts';
+import type { ClusterConfigState, ConfigBackingStore } from '../storage/config-backing-store.ts';
+import type { OffsetBackingStore } from '../storage/offset-backing-store.ts';
+import type { StatusBackingStore } from '../storage/status-backing-store.ts';
+import { AssignedWork } from './assigned-work.ts';
+import { configUpdates } from './config-updates.ts';
+import {
+  alterConnectorOffsets,
+  type OffsetContext,
+  readConnectorOffsets,
+  resetConnectorOffsets,
+} from './connector-offsets.ts';
+import {
+  type ActiveTopicsInfo,
+  type ConnectorConfigMap,
+  type ConnectorInfo,
+  type ConnectorOffset,
+  type ConnectorOffsets,
+  type ConnectorStateInfo,
+  type ConnectorType,
+  type Created,
+  connectorNotFound,
+  type Herder,
+  HerderError,
+  type OffsetsMessage,
+  type RestartRequest,
+  type TargetState,
+  type TaskInfo,
+  type TaskState,
+} from './herder.ts';
+import { RebalanceHandler } from './rebalance-handler.ts';
+import { StatusReporter } from './status-reporter.ts';
+import type { WorkerGroupMember } from './worker-group-member.ts';
+
+const INVALID_CONFIG_HINT =
+  'You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`';
+
+const NOT_STOPPED = (name: string) =>
+  `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${name}/stop' endpoint`;
+
+export interface DistributedHerderOptions {
+  worker: Worker;
+  plugins: PluginRegistry;
+  configs: ConfigBackingStore;
+  status: StatusBackingStore;
+  offsetStore: OffsetBackingStore;
+  topicTracking: boolean;
+  /** How long a write waits for a rebalance in progress before answering 409. */
+  rebalanceWaitMs?: number;
+  timers: Timers;
+  logger: Logger;
+  /** Applies a logger level locally (PUT /admin/loggers with scope=cluster). */
+  setLoggerLevel?: (namespace: string, level: string) => void;
+  /** The group member stopped for good: the worker cannot take part any more. */
+  onFatal?: (error: Error) => void;
+}
+
+export class DistributedHerder implements Herder {
+  private readonly serial = new SerialExecutor();
+  private member: WorkerGroupMember | undefined;
+  private stopping = false;
+  private readonly reporter: StatusReporter;
+  private readonly work: AssignedWork;
+  readonly rebalance: RebalanceHandler;
+  private readonly offsets: OffsetContext;
+  private readonly rebalanceWaitMs: number;
+
+  constructor(private readonly o: DistributedHerderOptions) {
+    this.rebalanceWaitMs = o.rebalanceWaitMs ?? 10_000;
+    this.reporter = new StatusReporter({
+      store: o.status,
+      workerId: () => o.worker.workerId,
+      generation: () => this.member?.generation ?? -1,
+      topicTracking: o.topicTracking,
+      logger: o.logger,
+    });
+    this.work = new AssignedWork({
+      worker: o.worker,
+      configs: o.configs,
+      status: o.status,
+      reporter: this.reporter,
+      logger: o.logger,
+      owns: (connector) => this.member?.work.connectors.includes(connector) ?? false,
+      enqueue: (what, job) => this.enqueue(what, job),
+    });
+    this.rebalance = new RebalanceHandler({
+      configs: o.configs,
+      status: o.status,
+      work: this.work,
+      reporter: this.reporter,
+      run: (job) => this.serial.run(job),
+      stopping: () => this.stopping,
+      timers: o.timers,
+      logger: o.logger,
+      ...(o.onFatal ? { onFatal: o.onFatal } : {}),
+    });
+    this.offsets = {
+      plugins: o.plugins,
+      offsetStore: o.offsetStore,
+      admin: (): Admin => o.worker.adminClient(),
+    };
+  }
+
+  /** The Worker's status listener: states and active topics go to the status topic. */
+  get statusListener(): StatusReporter {
+    return this.reporter;
+  }
+
+  /**
+   * Joins the group through `member` (built with `this.rebalance` as its listener) and
+   * follows the config topic. The stores and the worker are started by the caller.
+   */
+  start(member: WorkerGroupMember): void {
+    this.member = member;
+    this.o.configs.addListener(
+      configUpdates({
+        work: this.work,
+        rebalance: this.rebalance,
+        isLeader: () => member.isLeader,
+        requestRejoin: () => member.requestRejoin(),
+        enqueue: (what, job) => this.enqueue(what, job),
+        stopping: () => this.stopping,
+        logger: this.o.logger,
+      }),
+    );
+    member.start();
+  }
+
+  /** Stops all work (reported UNASSIGNED), then leaves the group. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.rebalance.markUnstable();
+    await this.serial.run(async () => {
+      await this.work.stopAll();
+      await this.reporter.flush();
+    });
+    await this.member?.stop();
+    // A callback queued while the member was stopping finds `stopping` and starts nothing.
+    await this.serial.run(() => this.work.stopAll());
+    await this.reporter.flush();
+  }
+
+  private enqueue(what: string, job: () => Promise<void>): void {
+    void this.serial
+      .run(job)
+      .catch((err: unknown) => this.o.logger.error({ err }, `${what} failed`));
+  }
+
+  // ---- reads ------------------------------------------------------------------------------
+
+  private async fresh(): Promise<ClusterConfigState> {
+    await this.o.configs.readToEnd();
+    return this.o.configs.snapshot();
+  }
+
+  private configOf(snapshot: ClusterConfigState, name: string): ConnectorConfigMap {
+    const config = snapshot.connectorConfigs.get(name);
+    if (config === undefined) throw connectorNotFound(name);
+    return config;
+  }
+
+  private typeOf(config: ConnectorConfigMap): ConnectorType {
+    return this.o.worker.connectorType(config);
+  }
+
+  private infoOf(snapshot: ClusterConfigState, name: string): ConnectorInfo {
+    const config = this.configOf(snapshot, name);
+    const count = snapshot.taskConfigs.get(name)?.length ?? 0;
+    return {
+      name,
+      config: { ...config },
+      tasks: Array.from({ length: count }, (_, task) => ({ connector: name, task })),
+      type: this.typeOf(config),
+    };
+  }
+
+  async connectors(): Promise<string[]> {
+    return [...(await this.fresh()).connectorConfigs.keys()];
+  }
+
+  async connectorInfo(name: string): Promise<ConnectorInfo> {
+    return this.infoOf(await this.fresh(), name);
+  }
+
+  async connectorConfig(name: string): Promise<ConnectorConfigMap> {
+    return { ...this.configOf(await this.fresh(), name) };
+  }
+
+  async taskConfigs(name: string): Promise<TaskInfo[]> {
+    const snapshot = await this.fresh();
+    this.configOf(snapshot, name);
+    return (snapshot.taskConfigs.get(name) ?? []).map((config, task) => ({
+      id: { connector: name, task },
+      config: { ...config },
+    }));
+  }
+
+  private taskStateOf(connector: string, task: number): TaskState {
+    const s = this.o.status.getTask({ connector, task });
+    if (s === undefined) return { id: task, state: 'UNASSIGNED', worker_id: '' };
+    return {
+      id: task,
+      state: s.state,
+      worker_id: s.workerId,
+      ...(s.trace !== null ? { trace: s.trace } : {}),
+    };
+  }
+
+  private stateInfo(snapshot: ClusterConfigState, name: string): ConnectorStateInfo {
+    const config = this.configOf(snapshot, name);
+    const s = this.o.status.get(name);
+    const count = snapshot.taskConfigs.get(name)?.length ?? 0;
+    return {
+      name,
+      connector:
+        s === undefined
+          ? { state: 'UNASSIGNED', worker_id: '' }
+          : {
+              state: s.state,
+              worker_id: s.workerId,
+              ...(s.trace !== null ? { trace: s.trace } : {}),
+            },
+      tasks: Array.from({ length: count }, (_, task) => this.taskStateOf(name, task)),
+      type: this.typeOf(config),
+    };
+  }
+
+  async connectorStatus(name: string): Promise<ConnectorStateInfo> {
+    return this.stateInfo(await this.fresh(), name);
+  }
+
+  async taskStatus(connector: string, task: number): Promise<TaskState> {
+    const snapshot = await this.fresh();
+    this.configOf(snapshot, connector);
+    if (task < 0 || task >= (snapshot.taskConfigs.get(connector)?.length ?? 0))
+      throw new HerderError('not-found', `Task ${connector}-${task} not found`);
+    return this.taskStateOf(connector, task);
+  }
+
+  async connectorActiveTopics(name: string): Promise<ActiveTopicsInfo> {
+    this.configOf(await this.fresh(), name);
+    const topics = new Set(this.o.status.getTopics(name).map((t) => t.topic));
+    return { topics: [...topics].sort() };
+  }
+
+  async connectorOffsets(name: string): Promise<ConnectorOffsets> {
+    const config = this.configOf(await this.fresh(), name);
+    return readConnectorOffsets(this.offsets, name, config);
+  }
+
+  async validateConnectorConfig(config: ConnectorConfigMap): Promise<ConfigInfos> {
+    return validateConnectorConfig(this.o.plugins, config);
+  }
+
+  plugins(): PluginRegistry {
+    return this.o.plugins;
+  }
+
+  async kafkaClusterId(): Promise<string> {
+    return (await this.o.worker.adminClient().describeCluster()).clusterId;
+  }
+
+  /** Applied on this worker only: there is no cluster-wide logger channel yet. */
+  async setClusterLoggerLevel(namespace: string, level: string): Promise<void> {
+    this.o.setLoggerLevel?.(namespace, level);
+  }
+
+  // ---- writes (leader only) ---------------------------------------------------------------
+
+  /**
+   * Runs `job` on the serial loop if this worker is the leader of a settled group, after
+   * reading the config topic to its end; otherwise not-leader (forwarded by REST) or,
+   * when no assignment arrives within rebalanceWaitMs, rebalance-needed.
+   */
+  private async asLeader<T>(job: (snapshot: ClusterConfigState) => Promise<T>): Promise<T> {
+    if (this.stopping) throw new HerderError('conflict', 'The worker is shutting down');
+    const settled = await this.rebalance.awaitStable(this.rebalanceWaitMs);
+    return this.serial.run(async () => {
+      const member = this.member;
+      if (member === undefined || !settled || !this.rebalance.isStable) {
+        throw new HerderError(
+          'rebalance-needed',
+          'Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway.',
+        );
+      }
+      if (!member.isLeader) {
+        throw new HerderError(
+          'not-leader',
+          'Cannot complete request because of a conflicting operation (e.g. worker rebalance)',
+          {
+            leaderUrl: member.leaderUrl || undefined,
+          },
+        );
+      }
+      return job(await this.fresh());
+    });
+  }
+
+  private validateOrThrow(config: ConnectorConfigMap): void {
+    const infos = validateConnectorConfig(this.o.plugins, config);
+    if (infos.error_count === 0) return;
+    const errors = configErrorMessages(infos);
+    throw new HerderError(
+      'invalid-config',
+      [
+        `Connector configuration is invalid and contains the following ${errors.length} error(s):`,
+        ...errors,
+        INVALID_CONFIG_HINT,
+      ].join('\n'),
+      { configInfos: infos },
+    );
+  }
+
+  async putConnectorConfig(
+    name: string,
+    config: ConnectorConfigMap,
+    allowReplace: boolean,
+    initialState?: TargetState,
+  ): Promise<Created<ConnectorInfo>> {
+    const full = { ...config, name };
+    this.validateOrThrow(full);
+    return this.asLeader(async (snapshot) => {
+      const exists = snapshot.connectorConfigs.has(name);
+      if (exists && !allowReplace)
+        throw new HerderError('already-exists', `Connector ${name} already exists`);
+      await this.o.configs.putConnectorConfig(
+        name,
+        full,
+        exists ? undefined : (initialState ?? 'RUNNING'),
+      );
+      return { created: !exists, result: this.infoOf(this.o.configs.snapshot(), name) };
+    });
+  }
+
+  async patchConnectorConfig(
+    name: string,
+    patch: Record<string, string | null>,
+  ): Promise<Created<ConnectorInfo>> {
+    const current = await this.connectorConfig(name);
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === null) delete current[k];
+      else current[k] = v;
+    }
+    return this.putConnectorConfig(name, current, true);
+  }
+
+  deleteConnector(name: string): Promise<void> {
+    return this.asLeader(async (snapshot) => {
+      this.configOf(snapshot, name);
+      await this.o.configs.removeConnectorConfig(name);
+      await this.o.status.deleteConnector(name);
+      this.reporter.forgetTopics(name);
+    });
+  }
+
+  restartConnector(name: string): Promise<void> {
+    return this.asLeader(async (snapshot) => {
+      this.configOf(snapshot, name);
+      await this.o.configs.putRestartRequest({
+        connector: name,
+        onlyFailed: false,
+        includeTasks: false,
+      });
+    });
+  }
+
+  restartConnectorAndTasks(request: RestartRequest): Promise<ConnectorStateInfo> {
+    return this.asLeader(async (snapshot) => {
+      await this.o.status.readToEnd();
+      const before = this.stateInfo(snapshot, request.connector);
+      const restartConnector = !request.onlyFailed || before.connector.state === 'FAILED';
+      const planned: ConnectorStateInfo = {
+        ...before,
+        connector: restartConnector
+          ? { ...before.connector, state: 'RESTARTING' }
+          : before.connector,
+        tasks: before.tasks.map((t) =>
+          request.includeTasks &&
+          (!request.onlyFailed || t.state === 'FAILED' || t.state === 'UNASSIGNED')
+            ? { ...t, state: 'RESTARTING' }
+            : t,
+        ),
+      };
+      await this.o.configs.putRestartRequest(request);
+      return planned;
+    });
+  }
+
+  async restartTask(connector: string, task: number): Promise<void> {
+    const snapshot = await this.fresh();
+    this.configOf(snapshot, connector);
+    if (task < 0 || task >= (snapshot.taskConfigs.get(connector)?.length ?? 0))
+      throw new HerderError('not-found', `Task ${connector}-${task} not found`);
+    const id = { connector, task };
+    const restarted = await this.serial.run(async () => {
+      if (!this.work.ownsTask(id)) return false;
+      this.reporter.taskState(id, 'RESTARTING');
+      await this.work.restartTask(id);
+      return true;
+    });
+    if (restarted) return;
+    const owner = this.o.status.getTask(id)?.workerId;
+    if (owner === undefined || owner === '' || owner === this.o.worker.workerId) {
+      throw new HerderError(
+        'rebalance-needed',
+        `Task ${connector}-${task} is not running on any worker right now; try again after the rebalance`,
+      );
+    }
+    // The owner restarts it: REST forwards there as it forwards to a leader.
+    throw new HerderError('not-leader', `Task ${connector}-${task} runs on ${owner}`, {
+      leaderUrl: `http://${owner}`,
+    });
+  }
+
+  private setTarget(name: string, target: TargetState): Promise<void> {
+    return this.asLeader(async (snapshot) => {
+      this.configOf(snapshot, name);
+      if ((snapshot.targetStates.get(name) ?? 'RUNNING') === target) return;
+      await this.o.configs.putTargetState(name, target);
+    });
+  }
+
+  pauseConnector(name: string): Promise<void> {
+    return this.setTarget(name, 'PAUSED');
+  }
+
+  resumeConnector(name: string): Promise<void> {
+    return this.setTarget(name, 'RUNNING');
+  }
+
+  stopConnector(name: string): Promise<void> {
+    return this.asLeader(async (snapshot) => {
+      this.configOf(snapshot, name);
+      // As Kafka Connect: no tasks first, so a worker seeing STOPPED finds none to run.
+      if ((snapshot.taskConfigs.get(name)?.length ?? 0) > 0 || snapshot.inconsistent.has(name))
+        await this.o.configs.putTaskConfigs(name, []);
+      if ((snapshot.targetStates.get(name) ?? 'RUNNING') !== 'STOPPED')
+        await this.o.configs.putTargetState(name, 'STOPPED');
+    });
+  }
+
+  async resetConnectorActiveTopics(name: string): Promise<void> {
+    this.configOf(await this.fresh(), name);
+    for (const t of this.o.status.getTopics(name)) await this.o.status.deleteTopic(name, t.topic);
+    this.reporter.forgetTopics(name);
+  }
+
+  private requireStopped(snapshot: ClusterConfigState, name: string): ConnectorConfigMap {
+    const config = this.configOf(snapshot, name);
+    if (
+      snapshot.targetStates.get(name) !== 'STOPPED' ||
+      (snapshot.taskConfigs.get(name)?.length ?? 0) > 0
+    ) {
+      throw new HerderError('bad-request', NOT_STOPPED(name));
+    }
+    return config;
+  }
+
+  alterConnectorOffsets(name: string, offsets: ConnectorOffset[]): Promise<OffsetsMessage> {
+    return this.asLeader(async (snapshot) =>
+      alterConnectorOffsets(this.offsets, name, this.requireStopped(snapshot, name), offsets),
+    );
+  }
+
+  resetConnectorOffsets(name: string): Promise<OffsetsMessage> {
+    return this.asLeader(async (snapshot) =>
+      resetConnectorOffsets(this.offsets, name, this.requireStopped(snapshot, name)),
+    );
+  }
+}
