@@ -309,10 +309,16 @@ export class GroupCoordinator {
   }
 
   private prepareRebalance(group: Group, reason: string): void {
+    group.cancelSyncTimer?.();
+    group.cancelSyncTimer = undefined;
+    group.pendingSync.clear();
     if (group.state === 'CompletingRebalance') {
       for (const m of group.members.values()) {
-        m.awaitingSync?.(syncError('REBALANCE_IN_PROGRESS'));
+        if (!m.awaitingSync) continue;
+        m.awaitingSync(syncError('REBALANCE_IN_PROGRESS'));
         m.awaitingSync = undefined;
+        // An answered member gets a full session to come back, as after any answer.
+        this.scheduleSession(group, m);
       }
     }
     if (group.state === 'PreparingRebalance') {
@@ -386,6 +392,7 @@ export class GroupCoordinator {
       { group: group.groupId, generation: group.generationId, members: group.members.size },
       'rebalance joined',
     );
+    this.schedulePendingSync(group);
     for (const m of group.members.values()) {
       m.assignment = EMPTY;
       const answer = m.awaitingJoin!;
@@ -393,6 +400,32 @@ export class GroupCoordinator {
       this.scheduleSession(group, m);
       answer(this.joinResultFor(group, m, m.memberId === group.leaderId));
     }
+  }
+
+  /** Every member must send SyncGroup within the rebalance timeout, or it is removed. */
+  private schedulePendingSync(group: Group): void {
+    group.cancelSyncTimer?.();
+    group.pendingSync.clear();
+    for (const id of group.members.keys()) group.pendingSync.add(id);
+    const generation = group.generationId;
+    group.cancelSyncTimer = this.options.timers.schedule(group.maxRebalanceTimeoutMs(), () => {
+      group.cancelSyncTimer = undefined;
+      if (group.generationId !== generation) return;
+      if (group.state !== 'CompletingRebalance' && group.state !== 'Stable') return;
+      const silent = [...group.pendingSync]
+        .map((id) => group.members.get(id))
+        .filter((m): m is Member => m !== undefined);
+      group.pendingSync.clear();
+      for (const m of silent) {
+        if (group.members.get(m.memberId) === m) {
+          this.removeMemberAndUpdateGroup(
+            group,
+            m,
+            'did not send SyncGroup within the rebalance timeout',
+          );
+        }
+      }
+    });
   }
 
   private joinResultFor(group: Group, member: Member, withMembers: boolean): JoinResult {
@@ -435,9 +468,11 @@ export class GroupCoordinator {
       case 'PreparingRebalance':
         return Promise.resolve(syncError('REBALANCE_IN_PROGRESS'));
       case 'Stable':
+        group.pendingSync.delete(member.memberId);
         this.scheduleSession(group, member);
         return Promise.resolve(this.syncResultFor(group, member));
       case 'CompletingRebalance': {
+        group.pendingSync.delete(member.memberId);
         const answered = new Promise<SyncResult>((resolve) => {
           member.awaitingSync = resolve;
         });
@@ -802,6 +837,7 @@ export class GroupCoordinator {
     this.closed = true;
     for (const group of this.groups.values()) {
       group.cancelJoinTimer?.();
+      group.cancelSyncTimer?.();
       for (const cancel of group.pendingMembers.values()) cancel();
       for (const m of group.members.values()) {
         m.cancelSession?.();

@@ -99,6 +99,13 @@ export class Group {
   /** When the group last became Empty, for offset expiry. */
   emptySince: number;
   cancelJoinTimer?: () => void;
+  /**
+   * Members of the current generation that have not sent SyncGroup yet. A member that
+   * stays silent past the rebalance timeout is removed (Kafka's pending-sync timeout),
+   * so a leader that never sends the assignment cannot hold the group forever.
+   */
+  readonly pendingSync = new Set<string>();
+  cancelSyncTimer?: () => void;
   /** True while the first rebalance of an empty group waits for more members. */
   initialDelayActive = false;
 

@@ -365,4 +365,35 @@ describe('GroupCoordinator', () => {
     expect(await coordinator.expireOffsets()).toBe(1);
     expect(coordinator.fetchOffsets('simple', null)).toEqual([]);
   });
+
+  it('removes a leader that never sends the assignment, so waiting followers can move on', async () => {
+    const { coordinator, timers } = setup(3000);
+    const a = await joinFresh(coordinator, { rebalanceTimeoutMs: 20000 });
+    const b = await joinFresh(coordinator, { rebalanceTimeoutMs: 20000 });
+    timers.advance(3000);
+    const [ra, rb] = await Promise.all([a.joined, b.joined]);
+    const leader = ra.memberId === ra.leaderId ? ra : rb;
+    const follower = leader === ra ? rb : ra;
+    const waiting = coordinator.sync({
+      groupId: 'g',
+      memberId: follower.memberId,
+      generationId: 1,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments: [],
+    });
+    // The leader keeps heartbeating but never syncs.
+    for (let t = 0; t < 20000; t += 2000) {
+      timers.advance(2000);
+      coordinator.heartbeat('g', leader.memberId, 1, null);
+    }
+    expect((await waiting).error).toBe('REBALANCE_IN_PROGRESS');
+    expect(coordinator.heartbeat('g', leader.memberId, 1, null)).toBe('UNKNOWN_MEMBER_ID');
+    const next = await coordinator.join(
+      joinRequest({ memberId: follower.memberId, rebalanceTimeoutMs: 20000 }),
+    );
+    expect(next, JSON.stringify(next)).toMatchObject({ error: 'NONE' });
+    expect(next.members.map((m) => m.memberId)).toEqual([follower.memberId]);
+  });
 });
