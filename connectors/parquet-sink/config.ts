@@ -124,7 +124,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'rotate.schedule.interval.ms',
     type: 'long',
     default: -1,
-    doc: 'Write open files at wall-clock multiples of this interval, idle partitions too (-1: off)',
+    doc: 'Write open files at wall-clock multiples of this interval (-1: off); idle partitions at the next offset commit (offset.flush.interval.ms) after the boundary',
     group: GROUP_FILES,
   }),
   define({

@@ -5,7 +5,8 @@
  * fsync the folder. Rename is atomic on POSIX file systems, so readers see the old
  * file or the new one, never a torn one; the folder fsync makes the new name survive
  * power loss. A crash before the rename leaves a hidden temporary file that list()
- * skips (names starting with '.') and that readers such as DuckDB and Spark skip too.
+ * skips (names starting with '.') and that readers such as DuckDB and Spark skip too;
+ * discardIncomplete() removes those of a partition when the sink recovers it.
  */
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
@@ -100,6 +101,36 @@ export class LocalStore implements ObjectStore {
     };
     await walk(start);
     return out.sort();
+  }
+
+  /** Hidden `.<name>.<pid>-<n>.tmp` files of names starting with `namePrefix`. */
+  async discardIncomplete(prefix: string, namePrefix: string): Promise<number> {
+    const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    const start = folder === '' ? this.root : this.path(`${folder}x`).slice(0, -2);
+    let removed = 0;
+    const walk = async (dir: string): Promise<void> => {
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw new StoreError(`cannot list ${dir}: ${(e as Error).message}`, false, { cause: e });
+      }
+      for (const entry of entries) {
+        const full = join(dir, entry.name);
+        if (entry.isDirectory() && !entry.name.startsWith('.')) await walk(full);
+        else if (
+          entry.isFile() &&
+          entry.name.startsWith(`.${namePrefix}`) &&
+          entry.name.endsWith('.tmp')
+        ) {
+          await rm(full, { force: true });
+          removed++;
+        }
+      }
+    };
+    await walk(start);
+    return removed;
   }
 
   async readTail(key: string, length: number): Promise<Uint8Array> {

@@ -25,6 +25,14 @@ export interface ObjectStore {
   readTail(key: string, length: number): Promise<Uint8Array>;
   /** The whole object (tests and tools; the sink itself reads only tails). */
   get(key: string): Promise<Uint8Array>;
+  /**
+   * Remove what interrupted writes left under `prefix` for object names starting with
+   * `namePrefix` (the local store's hidden temporary files of a killed process), and
+   * return how many. Called when a partition is recovered, while this task has no
+   * write of that partition in flight. Stores whose failed writes leave nothing
+   * behind need not have it.
+   */
+  discardIncomplete?(prefix: string, namePrefix: string): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -8,12 +8,16 @@
  *   put       buffer, rotate and upload; a transient store failure is a
  *             RetriableException (the runner redelivers the batch, which the writer
  *             de-duplicates by offset), a permanent one fails the task
- *   preCommit commit only offsets whose records are in durable files
+ *   preCommit close and upload groups whose rotate.schedule.interval.ms boundary passed
+ *             (the runner calls put only when records arrive, so idle partitions
+ *             rotate here, every offset.flush.interval.ms), then commit only offsets
+ *             whose records are in durable files
  *   close     drop the revoked partitions' buffers (their new owner replays them)
  * Every call comes from the task's runner, one at a time (sink-task.ts).
  */
 import {
   ConnectException,
+  errorKind,
   parseConfig,
   type SinkRecord,
   type SinkTask,
@@ -67,11 +71,19 @@ export class ParquetSinkTask implements SinkTask {
     await this.started().put(records);
   }
 
-  preCommit(currentOffsets: readonly TopicPartitionOffset[]): TopicPartitionOffset[] {
+  async preCommit(
+    currentOffsets: readonly TopicPartitionOffset[],
+  ): Promise<TopicPartitionOffset[]> {
+    const writer = this.started();
+    try {
+      await writer.tick();
+    } catch (e) {
+      // A transient store failure: the files stay queued and the next put or
+      // preCommit uploads them; commit what is durable meanwhile.
+      if (errorKind(e) !== 'retriable') throw e;
+    }
     const durable = new Map(
-      this.started()
-        .committableOffsets()
-        .map((o) => [topicPartitionKey(o), o.offset]),
+      writer.committableOffsets(currentOffsets).map((o) => [topicPartitionKey(o), o.offset]),
     );
     const out: TopicPartitionOffset[] = [];
     for (const current of currentOffsets) {

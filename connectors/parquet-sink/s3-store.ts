@@ -74,12 +74,15 @@ export class S3Store implements ObjectStore {
   }
 
   /**
-   * A one-key listing rather than HeadBucket: recovery needs list permission anyway,
-   * and a listing's error body names the problem (HEAD answers carry no body).
+   * A listing rather than HeadBucket: recovery needs list permission anyway, and a
+   * listing's error body names the problem (HEAD answers carry no body). One page of
+   * the default size, not MaxKeys=1: s3rver answers every truncated listing with
+   * InternalError on Node 17+ (its continuation tokens use DES, which OpenSSL 3 no
+   * longer offers), and a one-page listing costs S3 the same request.
    */
   async check(): Promise<void> {
     await this.call('list', '', () =>
-      this.client.send(new ListObjectsV2Command({ Bucket: this.s.bucket, MaxKeys: 1 })),
+      this.client.send(new ListObjectsV2Command({ Bucket: this.s.bucket })),
     );
   }
 

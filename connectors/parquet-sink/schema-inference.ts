@@ -71,6 +71,44 @@ export function inferSchema(value: unknown, hint?: Schema): Schema | undefined {
   throw new InferenceError(`cannot infer a schema for a ${typeof value}`);
 }
 
+/**
+ * Whether inferSchema(value, hint) would return a schema equal to `inferred` (itself a
+ * result of inferSchema), checked without building one. Schemaless topics usually
+ * repeat one shape, so the writer keeps the last inferred schema and reuses it while
+ * records match; inferring and comparing a fresh schema per record cost more than
+ * writing the row. Conservative: arrays, maps and null struct fields answer false
+ * and take the full path.
+ */
+export function matchesInference(value: unknown, inferred: Schema, hint?: Schema): boolean {
+  switch (typeof value) {
+    case 'string':
+      return inferred.type === 'string';
+    case 'boolean':
+      return inferred.type === 'boolean';
+    case 'bigint':
+      return inferred.type === 'int64';
+    case 'number':
+      return (
+        inferred.type ===
+        (Number.isInteger(value) && hint?.type !== 'float64' ? 'int64' : 'float64')
+      );
+  }
+  if (value instanceof Uint8Array) return inferred.type === 'bytes';
+  if (!isStructValue(value) || Array.isArray(value) || value instanceof Map) return false;
+  if (inferred.type !== 'struct') return false;
+  const fields = inferred.fields ?? [];
+  let i = 0;
+  for (const name in value) {
+    if (!Object.hasOwn(value, name)) continue;
+    const v = (value as Record<string, unknown>)[name];
+    const field = fields[i++];
+    if (v === null || v === undefined || field === undefined || field.name !== name) return false;
+    const hinted = hint?.fields?.find((f) => f.name === name)?.schema;
+    if (!matchesInference(v, field.schema, hinted)) return false;
+  }
+  return i === fields.length;
+}
+
 /** Elements of one array: int64 and float64 meet at float64; other differences fail. */
 function widen(a: Schema, b: Schema): Schema | undefined {
   if (a.type === b.type && a.type !== 'struct' && a.type !== 'array' && a.type !== 'map') return a;

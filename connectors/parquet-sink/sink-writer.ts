@@ -22,6 +22,7 @@ import {
   topicPartitionKey,
 } from '../../src/connect/api/index.ts';
 import type { ParquetSinkConfig } from './config.ts';
+import { topicPrefix } from './file-naming.ts';
 import { type ObjectStore, StoreError } from './object-store.ts';
 import { createPartitioner } from './partitioner.ts';
 import { recoverPosition } from './recovery.ts';
@@ -51,6 +52,14 @@ export class ParquetSinkWriter {
         recoverPosition(this.store, this.config.topicsDir, tp.topic, tp.partition),
       );
       writer.resumeAt(position);
+      // Temporaries of writes a crash interrupted; the replay writes those files again.
+      await this.storeCall(
+        async () =>
+          await this.store.discardIncomplete?.(
+            topicPrefix(this.config.topicsDir, tp.topic),
+            `${tp.topic}+${tp.partition}+`,
+          ),
+      );
       if (position)
         seeks.push({ topic: tp.topic, partition: tp.partition, offset: position.nextOffset });
     }
@@ -74,11 +83,33 @@ export class ParquetSinkWriter {
     await this.drainAll();
   }
 
-  /** Next offsets whose records are all durable, per partition that has one. */
-  committableOffsets(): TopicPartitionOffset[] {
+  /**
+   * Scheduled rotation of idle partitions (rotate.schedule.interval.ms), which no put
+   * reaches: the runner calls put only when records arrive, so the task runs this from
+   * preCommit, every offset.flush.interval.ms. Uploads what the clock closed.
+   */
+  async tick(): Promise<void> {
+    if (this.config.rotateScheduleIntervalMs <= 0) return;
+    const now = this.clock.now();
+    for (const w of this.writers.values()) w.tick(now);
+    await this.drainAll();
+  }
+
+  /**
+   * Next offsets whose records are all durable, per partition that has one. `current`
+   * (the runner's positions, records dropped before put included) is taken as is for
+   * partitions whose writer holds nothing: trailing records a transform dropped or a
+   * null ignored would otherwise keep the commit behind until the next record.
+   */
+  committableOffsets(current: readonly TopicPartitionOffset[] = []): TopicPartitionOffset[] {
+    const positions = new Map(current.map((c) => [topicPartitionKey(c), c.offset]));
     const out: TopicPartitionOffset[] = [];
-    for (const w of this.writers.values()) {
-      const offset = w.committableOffset();
+    for (const [key, w] of this.writers) {
+      const position = positions.get(key);
+      const offset =
+        w.isSettled && position !== undefined
+          ? Math.max(position, w.committableOffset() ?? position)
+          : w.committableOffset();
       if (offset !== undefined) out.push({ topic: w.topic, partition: w.partition, offset });
     }
     return out;

@@ -48,7 +48,7 @@ import type { Partitioner } from './partitioner.ts';
 import { type GroupMetadata, groupKv, type RecoveredPosition } from './recovery.ts';
 import { RowBuffer } from './row-buffer.ts';
 import { type Compatibility, evolve } from './schema-evolution.ts';
-import { inferSchema } from './schema-inference.ts';
+import { inferSchema, matchesInference } from './schema-inference.ts';
 import { type ParquetSchema, toParquetSchema } from './schema-mapping.ts';
 
 const NO_EXTRAS: readonly unknown[] = [];
@@ -94,6 +94,8 @@ export class TopicPartitionWriter {
   private parquetSchema: ParquetSchema | undefined;
   /** The last record schema merged into `schema`, to skip comparing it again. */
   private lastIncoming: Schema | undefined;
+  /** The last schema inferred for a schemaless value, reused while values match it. */
+  private lastInferred: Schema | undefined;
   private lastOffset = -1;
   private durableNext: number | undefined;
   private pendingBoundary: number | undefined;
@@ -149,13 +151,29 @@ export class TopicPartitionWriter {
 
   /**
    * The next offset whose predecessors are all durable in the store (the offset to
-   * commit to Kafka), or undefined when nothing is known yet.
+   * commit to Kafka), or undefined when nothing is known yet. With nothing waiting for
+   * upload, every offset before the open group's first record is durable or was never
+   * written (a null ignored, a record a transform dropped).
    */
   committableOffset(): number | undefined {
-    if (this.groupStart === undefined && this.pending.length === 0 && this.lastOffset >= 0) {
-      return this.lastOffset + 1;
+    if (this.pending.length === 0) {
+      if (this.groupStart !== undefined) return this.groupStart;
+      if (this.lastOffset >= 0) return this.lastOffset + 1;
     }
     return this.durableNext;
+  }
+
+  /**
+   * No open group and nothing waiting for upload: every record handed to the task
+   * for this partition is durable or was never written, so the runner's position
+   * (which counts records dropped before put) is safe to commit.
+   */
+  get isSettled(): boolean {
+    return (
+      this.groupStart === undefined &&
+      this.pending.length === 0 &&
+      this.pendingBoundary === undefined
+    );
   }
 
   append(record: SinkRecord): void {
@@ -322,8 +340,11 @@ export class TopicPartitionWriter {
       }
       return EMPTY_STRUCT;
     }
+    const last = this.lastInferred;
+    if (last !== undefined && matchesInference(record.value, last, this.schema)) return last;
     const inferred = inferSchema(record.value, this.schema);
     if (inferred === undefined) throw new DataException('cannot infer a schema');
+    this.lastInferred = inferred;
     return inferred;
   }
 

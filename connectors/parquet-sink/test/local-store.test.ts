@@ -31,6 +31,28 @@ describe('local store', () => {
     expect(await store.list('u/')).toEqual([]);
   });
 
+  it('discards the temporary files of one topic partition and nothing else', async () => {
+    const store = new LocalStore(pathToFileURL(dir).href);
+    for (const f of [
+      't/a=1/.t+1+0000000005.parquet.123-0.tmp',
+      't/a=2/.t+1+0000000009.parquet.123-4.tmp',
+      't/a=2/.t+10+0000000009.parquet.123-5.tmp',
+      't/a=2/.t+2+0000000009.parquet.123-6.tmp',
+      'u/a=2/.u+1+0000000009.parquet.123-7.tmp',
+    ]) {
+      mkdirSync(join(dir, f, '..'), { recursive: true });
+      writeFileSync(join(dir, f), 'torn');
+    }
+    await store.put('t/a=1/t+1+0000000000.parquet', new Uint8Array([1]));
+    expect(await store.discardIncomplete('t/', 't+1+')).toBe(2);
+    expect(readdirSync(join(dir, 't/a=1'))).toEqual(['t+1+0000000000.parquet']);
+    expect(readdirSync(join(dir, 't/a=2')).sort()).toEqual([
+      '.t+10+0000000009.parquet.123-5.tmp',
+      '.t+2+0000000009.parquet.123-6.tmp',
+    ]);
+    expect(readdirSync(join(dir, 'u/a=2'))).toEqual(['.u+1+0000000009.parquet.123-7.tmp']);
+  });
+
   it('refuses keys that would escape the folder', async () => {
     const store = new LocalStore(pathToFileURL(dir).href);
     await expect(store.put('../evil', new Uint8Array())).rejects.toThrow(

@@ -75,7 +75,7 @@ describe('ParquetSinkTask', () => {
     await first.open(partitions);
     expect(ctx.seeks).toEqual([]);
     await first.put(orderRecords(ORDERS, 0, 0, 150));
-    expect(first.preCommit([{ topic: ORDERS, partition: 0, offset: 150 }])).toEqual([
+    expect(await first.preCommit([{ topic: ORDERS, partition: 0, offset: 150 }])).toEqual([
       { topic: ORDERS, partition: 0, offset: 100 },
     ]);
     await first.stop();

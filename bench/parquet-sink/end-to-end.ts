@@ -1,0 +1,327 @@
+/**
+ * The Parquet sink end to end through the runtime (issue 8): rows/s from a topic to
+ * finished Parquet files, as `connect standalone` runs it (embedded broker on its own
+ * thread, the standalone worker with a WorkerSinkTask on the main thread: kafkajs
+ * consumer -> JsonConverter with schemas -> ParquetSinkTask -> files), to the local
+ * store and to S3 (s3rver on loopback), next to DuckDB writing the same rows to
+ * Parquet (snappy, 2 threads, from NDJSON) in the same run.
+ *
+ * Rows are CDC-shaped flat rows (what ExtractNewRecordState makes of Debezium events)
+ * in JsonConverter's {"schema", "payload"} form, produced before the worker starts.
+ * A run is timed from the moment the sink's consumer group is Stable (group join
+ * excluded) until the group has committed the topic's end offset, which the sink
+ * allows only once every row is in a durable file.
+ *
+ * A last run sends the same rows as plain JSON (schemas.enable=false, the sink infers
+ * the schema): the difference to the first is the cost of the inline schema.
+ *
+ * Run: npx tsx bench/parquet-sink/end-to-end.ts [rows]
+ *      BENCH_FETCH_BYTES=8388608 ... sets consumer.max.partition.fetch.bytes (default 1 MiB)
+ *      node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/parquet-sink/end-to-end.ts
+ * Prints `name: value unit` lines.
+ */
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { type Admin, Kafka, logLevel, type Message } from 'kafkajs';
+import { startBrokerThread } from '../../src/broker/broker-thread.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { standaloneWorkerDefs, workerPassthroughPrefixes } from '../../src/config/worker-config.ts';
+import { JsonConverter } from '../../src/connect/converters/json-converter.ts';
+import { startStandaloneWorker } from '../../src/connect/runtime/standalone-worker.ts';
+import { startS3 } from '../../test/helpers/s3.ts';
+
+const ROWS = Number(process.argv[2] ?? 300_000);
+const FLUSH_SIZE = 100_000;
+const TOPIC = 'shop.public.orders';
+/** The same rows without the schema envelope (schemas.enable=false, inferred schema). */
+const SCHEMALESS_TOPIC = 'orders-schemaless';
+const STATUSES = ['NEW', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'];
+const T0 = Date.UTC(2026, 10, 1);
+
+const schema = {
+  type: 'struct',
+  optional: false,
+  name: 'shop.public.orders.Value',
+  fields: [
+    { field: 'id', type: 'int64', optional: false },
+    { field: 'customer_id', type: 'int32', optional: false },
+    { field: 'status', type: 'string', optional: false },
+    { field: 'amount', type: 'double', optional: false },
+    { field: 'note', type: 'string', optional: true },
+    {
+      field: 'updated_at',
+      type: 'int64',
+      optional: false,
+      name: 'org.apache.kafka.connect.data.Timestamp',
+      version: 1,
+    },
+    { field: '__op', type: 'string', optional: false },
+    { field: '__deleted', type: 'boolean', optional: false },
+  ],
+};
+
+function payloads(n: number): Array<Record<string, unknown>> {
+  let s = 0x2545f491;
+  const rnd = () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+  return Array.from({ length: n }, (_, i) => {
+    const op = rnd() < 0.7 ? 'c' : rnd() < 0.9 ? 'u' : 'd';
+    return {
+      id: 1_000_000 + i,
+      customer_id: Math.floor(rnd() * 50_000),
+      status: STATUSES[Math.floor(rnd() * STATUSES.length)],
+      amount: Math.round(rnd() * 100_000) / 100,
+      note: `note ${Math.floor(rnd() * 1000)}`,
+      updated_at: T0 + i * 37,
+      __op: op,
+      __deleted: op === 'd',
+    };
+  });
+}
+
+function line(name: string, value: number, unit: string): void {
+  console.log(`${name}: ${Number.isInteger(value) ? value : value.toFixed(3)} ${unit}`);
+}
+
+function folderBytes(dir: string, suffix = '.parquet'): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile() && e.name.endsWith(suffix)) total += statSync(join(e.parentPath, e.name)).size;
+  }
+  return total;
+}
+
+async function produceAll(
+  kafka: Kafka,
+  topic: string,
+  rows: Array<Record<string, unknown>>,
+  withSchema: boolean,
+): Promise<number> {
+  const producer = kafka.producer();
+  await producer.connect();
+  let bytes = 0;
+  try {
+    let batch: Message[] = [];
+    let batchBytes = 0;
+    const sends: Array<Promise<unknown>> = [];
+    for (const payload of rows) {
+      const value = JSON.stringify(withSchema ? { schema, payload } : payload);
+      bytes += value.length;
+      batch.push({ value, timestamp: String(payload.updated_at) });
+      batchBytes += value.length;
+      // Under the broker's 1 MB message.max.bytes; a few sends in flight.
+      if (batchBytes > 900_000) {
+        sends.push(producer.send({ topic, acks: 1, messages: batch }));
+        batch = [];
+        batchBytes = 0;
+        if (sends.length >= 4) await Promise.all(sends.splice(0));
+      }
+    }
+    if (batch.length > 0) sends.push(producer.send({ topic, acks: 1, messages: batch }));
+    await Promise.all(sends);
+  } finally {
+    await producer.disconnect();
+  }
+  return bytes;
+}
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 600_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Runs one sink connector over the topic; ms from a Stable group to the last commit. */
+async function runSink(
+  admin: Admin,
+  config: Record<string, unknown>,
+  name: string,
+  store: Record<string, string>,
+  topic = TOPIC,
+): Promise<number> {
+  const worker = await startStandaloneWorker({
+    config,
+    connectors: [
+      {
+        name,
+        config: {
+          'connector.class': 'io.confluent.connect.s3.S3SinkConnector',
+          topics: topic,
+          'flush.size': String(FLUSH_SIZE),
+          'parquet.codec': 'snappy',
+          'partitioner.class': 'io.confluent.connect.storage.partitioner.DefaultPartitioner',
+          ...store,
+        },
+      },
+    ],
+  });
+  try {
+    for (const c of worker.created) if (c.error) throw c.error;
+    const group = `connect-${name}`;
+    await until(async () => {
+      const { groups } = await admin.describeGroups([group]);
+      return groups[0]?.state === 'Stable' && groups[0].members.length > 0;
+    }, `${group} stable`);
+    const start = performance.now();
+    await until(async () => {
+      const [t] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+      return Number(t?.partitions[0]?.offset) === ROWS;
+    }, `${group} committed ${ROWS}`);
+    return performance.now() - start;
+  } finally {
+    await worker.stop();
+  }
+}
+
+/**
+ * JsonConverter alone over the same values (what the runner does per record before
+ * put): the share of the end-to-end time the converter accounts for.
+ */
+function converterMs(rows: Array<Record<string, unknown>>): number {
+  const values = rows.map((payload) => Buffer.from(JSON.stringify({ schema, payload })));
+  const json = new JsonConverter();
+  json.configure({ 'schemas.enable': 'true' }, false);
+  const start = performance.now();
+  for (const v of values) json.toConnectData(TOPIC, v);
+  return performance.now() - start;
+}
+
+async function duckdb(dir: string, rows: Array<Record<string, unknown>>) {
+  const ndjson = join(dir, 'rows.ndjson');
+  writeFileSync(ndjson, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+  const conn = await instance.connect();
+  const out = join(dir, 'duckdb.parquet');
+  const start = performance.now();
+  try {
+    await conn.run(
+      `COPY (SELECT id, customer_id, status, amount, note, make_timestamp(updated_at * 1000) AS updated_at,
+                    __op, __deleted
+             FROM read_json('${ndjson}', format='newline_delimited', columns={
+        id: 'BIGINT', customer_id: 'INTEGER', status: 'VARCHAR', amount: 'DOUBLE', note: 'VARCHAR',
+        updated_at: 'BIGINT', __op: 'VARCHAR', __deleted: 'BOOLEAN'}))
+       TO '${out}' (FORMAT parquet, COMPRESSION snappy)`,
+    );
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+  return { ms: performance.now() - start, bytes: statSync(out).size };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'parquet-e2e-'));
+const s3 = await startS3({ buckets: ['bench'] });
+const broker = await startBrokerThread({
+  host: '127.0.0.1',
+  port: 0,
+  dataDir: join(dir, 'broker'),
+  nodeId: 1,
+  config: { 'offsets.topic.num.partitions': 4, 'group.initial.rebalance.delay.ms': 0 },
+});
+const bootstrap = `127.0.0.1:${broker.port}`;
+const kafka = new Kafka({ brokers: [bootstrap], logLevel: logLevel.NOTHING });
+const admin = kafka.admin();
+await admin.connect();
+try {
+  const rows = payloads(ROWS);
+  await admin.createTopics({
+    topics: [
+      { topic: TOPIC, numPartitions: 1 },
+      { topic: SCHEMALESS_TOPIC, numPartitions: 1 },
+    ],
+    waitForLeaders: true,
+  });
+  const produced = await produceAll(kafka, TOPIC, rows, true);
+  line('rows', ROWS, 'rows');
+  line('topic.value_bytes', produced, 'bytes');
+
+  const duck = await duckdb(dir, rows);
+  const duckRate = Math.round((ROWS / duck.ms) * 1000);
+  line('duckdb.snappy.rate', duckRate, 'rows/s');
+  line('duckdb.snappy.bytes', duck.bytes, 'bytes');
+
+  const convertMs = converterMs(rows);
+  line('converter.json_with_schema.rate', Math.round((ROWS / convertMs) * 1000), 'rows/s');
+
+  const config = loadConfig({
+    defs: standaloneWorkerDefs,
+    env: {},
+    envPrefix: 'BENCH_',
+    options: [
+      `bootstrap.servers=${bootstrap}`,
+      `plugin.path=${fileURLToPath(new URL('../../connectors/parquet-sink', import.meta.url))}`,
+      'listeners=http://127.0.0.1:0',
+      `offset.storage.file.filename=${join(dir, 'connect.offsets')}`,
+      'offset.flush.interval.ms=100',
+      ...(process.env.BENCH_FETCH_BYTES
+        ? [`consumer.max.partition.fetch.bytes=${process.env.BENCH_FETCH_BYTES}`]
+        : []),
+      'key.converter=org.apache.kafka.connect.storage.StringConverter',
+      'value.converter=org.apache.kafka.connect.json.JsonConverter',
+      'value.converter.schemas.enable=true',
+    ],
+    passthroughPrefixes: workerPassthroughPrefixes,
+  }).values;
+
+  const lake = join(dir, 'lake');
+  const localMs = await runSink(admin, config, 'e2e-local', { 'store.url': `file://${lake}` });
+  const localRate = Math.round((ROWS / localMs) * 1000);
+  const localBytes = folderBytes(lake);
+  line('e2e.local.rate', localRate, 'rows/s');
+  line('e2e.local.bytes', localBytes, 'bytes');
+  line('e2e.local.rate_vs_duckdb', localRate / duckRate, 'ratio');
+  line('e2e.local.bytes_vs_duckdb', localBytes / duck.bytes, 'ratio');
+  line('e2e.local.rate_vs_target_150k', localRate / 150_000, 'ratio');
+  line('e2e.local.converter_share', convertMs / localMs, 'ratio');
+
+  const s3Ms = await runSink(admin, config, 'e2e-s3', {
+    'store.url': s3.endpoint,
+    's3.bucket.name': 'bench',
+    's3.region': s3.region,
+    'aws.access.key.id': s3.credentials.accessKeyId,
+    'aws.secret.access.key': s3.credentials.secretAccessKey,
+    's3.part.size': String(5 * 1024 * 1024),
+  });
+  const s3Rate = Math.round((ROWS / s3Ms) * 1000);
+  line('e2e.s3rver.rate', s3Rate, 'rows/s');
+  line('e2e.s3rver.bytes', folderBytes(join(s3.directory, 'bench'), '._S3rver_object'), 'bytes');
+  line('e2e.s3rver.rate_vs_duckdb', s3Rate / duckRate, 'ratio');
+  line('e2e.s3rver.rate_vs_target_150k', s3Rate / 150_000, 'ratio');
+
+  // The bound: the same rows as plain JSON values (no inline schema to skip, types
+  // inferred by the sink) through the same runtime to the local store.
+  line(
+    'topic.schemaless.value_bytes',
+    await produceAll(kafka, SCHEMALESS_TOPIC, rows, false),
+    'bytes',
+  );
+  const plainMs = await runSink(
+    admin,
+    config,
+    'e2e-schemaless',
+    {
+      'store.url': `file://${join(dir, 'lake-schemaless')}`,
+      'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
+      'value.converter.schemas.enable': 'false',
+    },
+    SCHEMALESS_TOPIC,
+  );
+  const plainRate = Math.round((ROWS / plainMs) * 1000);
+  line('e2e.local_schemaless.rate', plainRate, 'rows/s');
+  line('e2e.local_schemaless.bytes', folderBytes(join(dir, 'lake-schemaless')), 'bytes');
+  line('e2e.local_schemaless.rate_vs_target_150k', plainRate / 150_000, 'ratio');
+} finally {
+  await admin.disconnect();
+  await broker.stop();
+  await s3.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
