@@ -181,12 +181,21 @@ export class WorkerSinkTask {
       const { topics, regex, fromBeginning } = o.subscription;
       await this.subscribe(regex !== null ? [regex] : topics, fromBeginning);
       if (this.stopping) return;
-      await o.consumer.run({
-        autoCommit: false,
-        partitionsConsumedConcurrently: 1,
-        eachBatch: (payload) => this.onBatch(payload),
-      });
+      // kafkajs's run() resolves only after the first group join, which takes up to a
+      // session timeout when the previous owner of the partitions died. The herder
+      // starting this task must not wait that long (it would stall its own group
+      // membership), so the join completes in the background; partitions are opened
+      // on GROUP_JOIN as usual.
       this.running = true;
+      o.consumer
+        .run({
+          autoCommit: false,
+          partitionsConsumedConcurrently: 1,
+          eachBatch: (payload) => this.onBatch(payload),
+        })
+        .catch((e: unknown) => {
+          if (!this.stopping) this.fail(e);
+        });
     } catch (e) {
       this.fail(e);
       return;
