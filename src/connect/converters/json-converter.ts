@@ -13,6 +13,7 @@ import {
   DataException,
   define,
   isStructValue,
+  LogicalType,
   oneOf,
   parseConfigOrThrow,
   type Schema,
@@ -69,6 +70,8 @@ export class JsonConverter implements Converter {
   private schemasEnabled = true;
   private writer = new JsonWriter({ decimalFormat: 'BASE64', replaceNullWithDefault: true });
   private reader = new JsonToConnect(1000, true);
+  /** The schema of the last envelope read, by its exact text (see compactEnvelope). */
+  private lastEnvelopeSchema: { text: string; schema: Schema | null } | undefined;
   private heads = new WeakMap<Schema, Buffer>();
 
   configure(config: Readonly<Record<string, unknown>>, _isKey: boolean): void {
@@ -80,6 +83,7 @@ export class JsonConverter implements Converter {
       replaceNullWithDefault,
     });
     this.reader = new JsonToConnect(values['schemas.cache.size'] as number, replaceNullWithDefault);
+    this.lastEnvelopeSchema = undefined;
     this.heads = new WeakMap();
   }
 
@@ -142,10 +146,31 @@ export class JsonConverter implements Converter {
    */
   private compactEnvelope(text: string): SchemaAndValue | null {
     if (!text.startsWith(ENVELOPE_START) || text.charCodeAt(text.length - 1) !== 0x7d) return null;
-    const schemaEnd = endOfObject(text, ENVELOPE_START.length);
-    if (schemaEnd < 0 || !text.startsWith(PAYLOAD_KEY, schemaEnd)) return null;
-    const schema = this.reader.schemaFromText(text.slice(ENVELOPE_START.length, schemaEnd));
-    const { value: payload, exact } = parseJson(text.slice(schemaEnd + PAYLOAD_KEY.length, -1));
+    let schema: Schema | null;
+    let schemaEnd: number;
+    const last = this.lastEnvelopeSchema;
+    // Records of one topic mostly share one schema: comparing the text with the last
+    // one (a native memcmp) spares scanning and hashing ~1 KB of schema per record. A
+    // complete JSON object followed by the payload key is exactly the schema, so a
+    // prefix match is an exact match.
+    if (
+      last !== undefined &&
+      text.startsWith(last.text, ENVELOPE_START.length) &&
+      text.startsWith(PAYLOAD_KEY, ENVELOPE_START.length + last.text.length)
+    ) {
+      schema = last.schema;
+      schemaEnd = ENVELOPE_START.length + last.text.length;
+    } else {
+      schemaEnd = endOfObject(text, ENVELOPE_START.length);
+      if (schemaEnd < 0 || !text.startsWith(PAYLOAD_KEY, schemaEnd)) return null;
+      const schemaText = text.slice(ENVELOPE_START.length, schemaEnd);
+      schema = this.reader.schemaFromText(schemaText);
+      this.lastEnvelopeSchema = { text: schemaText, schema };
+    }
+    const { value: payload, exact } = parseJson(
+      text.slice(schemaEnd + PAYLOAD_KEY.length, -1),
+      schema !== null && !hasDecimal(schema),
+    );
     if (schema === null && !exact) return { schema: null, value: payload };
     return { schema, value: this.reader.value(schema, payload) };
   }
@@ -154,4 +179,20 @@ export class JsonConverter implements Converter {
   schemaJson(schema: Schema): string {
     return this.writer.schemaJson(schema);
   }
+}
+
+const decimalCache = new WeakMap<Schema, boolean>();
+
+/** Whether a schema holds a Decimal anywhere (the only type that needs exact non-integers). */
+function hasDecimal(schema: Schema): boolean {
+  let known = decimalCache.get(schema);
+  if (known === undefined) {
+    known =
+      schema.name === LogicalType.Decimal ||
+      (schema.fields?.some((f) => hasDecimal(f.schema)) ?? false) ||
+      (schema.keySchema !== undefined && hasDecimal(schema.keySchema)) ||
+      (schema.valueSchema !== undefined && hasDecimal(schema.valueSchema));
+    decimalCache.set(schema, known);
+  }
+  return known;
 }

@@ -6,9 +6,9 @@
  *     exactly) come back as a JsonDecimal holding the literal text, which the
  *     converter turns into a float or an exact Decimal depending on the schema;
  *   - objects are plain objects (a "__proto__" key is an ordinary property).
- * Native JSON.parse is several times faster, so it is used whenever the text holds
- * no run of 16 or more digits (the only way a literal can exceed a double's precision);
- * the hand-written parser below handles the rest.
+ * Native JSON.parse is several times faster, so it is used whenever no literal can
+ * exceed a double's precision (see needsExactReader); the hand-written parser below
+ * handles the rest.
  */
 import { DataException } from '../api/index.ts';
 
@@ -20,15 +20,44 @@ export class JsonDecimal {
   }
 }
 
-// 16 digits, optionally split once by a decimal point: a literal that may not fit.
-const MAYBE_IMPRECISE = /\d(?:\.?\d){15}/;
+// 16 or more digits, optionally with a decimal point or exponent: a literal that may
+// not fit a double. Global, for needsExactReader's scan.
+const LONG_NUMBER = /\d(?:\.?\d){15,}(?:[eE][-+]?\d+)?/g;
+const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Whether some literal may lose precision in JSON.parse. Integers of 16 digits up to
+ * 2^53-1 do not (Debezium's microsecond timestamps are such integers, and they are on
+ * every CDC record), so only longer integers and long non-integers need the exact
+ * reader. A digit run inside a string may send text to the exact reader needlessly,
+ * which costs time, never correctness.
+ */
+function needsExactReader(text: string, integersOnly: boolean): boolean {
+  LONG_NUMBER.lastIndex = 0;
+  for (let m = LONG_NUMBER.exec(text); m !== null; m = LONG_NUMBER.exec(text)) {
+    const literal = m[0];
+    if (/[.eE]/.test(literal)) {
+      if (!integersOnly) return true;
+    } else if (literal.length > 16 || literal > MAX_SAFE_DIGITS) {
+      return true;
+    }
+  }
+  return false;
+}
 
 /**
  * Parse JSON text. `exact` tells whether the exact reader ran, i.e. whether the value
  * may hold bigint or JsonDecimal; when false it is plain JSON.parse output.
  */
-export function parseJson(text: string): { value: unknown; exact: boolean } {
-  if (!MAYBE_IMPRECISE.test(text)) {
+export function parseJson(
+  text: string,
+  /**
+   * True when no value can be an exact decimal (a schema without Decimal fields):
+   * long non-integers then parse as doubles, as a float64 field reads them anyway.
+   */
+  integersOnly = false,
+): { value: unknown; exact: boolean } {
+  if (!needsExactReader(text, integersOnly)) {
     try {
       return { value: JSON.parse(text), exact: false };
     } catch (e) {

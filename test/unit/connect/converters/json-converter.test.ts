@@ -349,3 +349,32 @@ describe('JsonConverter floats', () => {
     );
   });
 });
+
+describe('JsonConverter envelope reading across schemas', () => {
+  it('reads records whose schemas alternate, and 16-digit integers exactly', async () => {
+    const { JsonConverter } = await import('../../../../src/connect/converters/json-converter.ts');
+    const { Schemas } = await import('../../../../src/connect/api/index.ts');
+    const c = new JsonConverter();
+    c.configure({ 'schemas.enable': 'true' }, false);
+    const a = Schemas.struct([['ts', Schemas.int64()]], { name: 'A' });
+    const b = Schemas.struct(
+      [
+        ['ts', Schemas.int64()],
+        ['x', Schemas.float64()],
+      ],
+      { name: 'B' },
+    );
+    const ra = c.fromConnectData('t', a, { ts: 1700000000000001 })!;
+    const rb = c.fromConnectData('t', b, { ts: 9007199254740993n, x: 1 / 7 })!;
+    for (let i = 0; i < 3; i++) {
+      expect(c.toConnectData('t', ra)).toMatchObject({
+        schema: { name: 'A' },
+        value: { ts: 1700000000000001 },
+      });
+      expect(c.toConnectData('t', rb)).toMatchObject({
+        schema: { name: 'B' },
+        value: { ts: 9007199254740993n, x: 1 / 7 },
+      });
+    }
+  });
+});
