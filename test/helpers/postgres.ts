@@ -75,8 +75,17 @@ function freePort(): Promise<number> {
 
 let databaseCounter = 0;
 
+export interface PostgresOptions {
+  /**
+   * Server settings over SERVER_SETTINGS, e.g. `{ wal_level: 'replica' }` for a test
+   * that needs a cluster the CDC source must refuse.
+   */
+  settings?: Record<string, string>;
+}
+
 /** Start a cluster now (benchmarks and custom setups); the caller must stop() it. */
-export async function startPostgres(): Promise<PostgresCluster> {
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresCluster> {
+  const settings = { ...SERVER_SETTINGS, ...options.settings };
   const started = performance.now();
   const root = await mkdtemp(join(tmpdir(), 'pg-test-'));
   // mkdtemp makes the folder 0700 root-owned; the postgres user must reach its data dir.
@@ -105,7 +114,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
       persistent: false,
       createPostgresUser: process.getuid?.() === 0,
       initdbFlags: ['--no-sync', '--encoding=UTF8'],
-      postgresFlags: Object.entries(SERVER_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+      postgresFlags: Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
       onLog: remember,
       onError: remember,
     });
@@ -165,10 +174,10 @@ export async function startPostgres(): Promise<PostgresCluster> {
  * One cluster for the calling test file: started in beforeAll, stopped in afterAll.
  * Read `cluster()` inside tests or hooks, not at module level.
  */
-export function usePostgres(): () => PostgresCluster {
+export function usePostgres(options?: PostgresOptions): () => PostgresCluster {
   let cluster: PostgresCluster | undefined;
   beforeAll(async () => {
-    cluster = await startPostgres();
+    cluster = await startPostgres(options);
   });
   afterAll(async () => {
     await cluster?.stop();

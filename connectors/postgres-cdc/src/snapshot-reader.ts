@@ -61,6 +61,17 @@ export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     await client.query(`SET TRANSACTION SNAPSHOT ${client.escapeLiteral(o.snapshotName)}`);
+    // Catalog lookups see the current catalog, not the exported snapshot: a concurrent
+    // ALTER TABLE could drop a column between describing a table and reading it
+    // ("column does not exist"). ACCESS SHARE (Debezium's snapshot.locking.mode=shared)
+    // lets writes go on and makes DDL on the captured tables wait for the snapshot;
+    // the stream then follows it through Relation messages.
+    if (o.tables.length > 0) {
+      const names = o.tables
+        .map((t) => `${client.escapeIdentifier(t.schema)}.${client.escapeIdentifier(t.table)}`)
+        .join(', ');
+      await client.query(`LOCK TABLE ${names} IN ACCESS SHARE MODE`);
+    }
     const txId = Number(
       (await client.query('SELECT txid_current_if_assigned() AS x, pg_backend_pid() AS p')).rows[0]
         .x ?? 0,

@@ -64,9 +64,19 @@ export async function readCatalogColumns(
     [relationOid],
   );
   return {
-    notNull: new Set(result.rows.filter((r) => r.attnotnull).map((r) => r.attname)),
-    primaryKey: result.rows.filter((r) => r.pk).map((r) => r.attname),
+    notNull: new Set(result.rows.filter((r) => isTrue(r.attnotnull)).map((r) => r.attname)),
+    primaryKey: result.rows.filter((r) => isTrue(r.pk)).map((r) => r.attname),
   };
+}
+
+/**
+ * A boolean column as either client gives it: parsed (`true`) on a catalog connection,
+ * or Postgres' text (`'t'`) on the snapshot connection, which parses no types because
+ * every value goes through the column mappings (a bare truthiness test took 'f' for
+ * true and made every column part of the key).
+ */
+function isTrue(v: unknown): boolean {
+  return v === true || v === 't';
 }
 
 export function buildTableSchema(args: {
@@ -147,9 +157,49 @@ export function rowKey(
 }
 
 function convert(c: CapturedColumn, v: ColumnValue | undefined): unknown {
-  if (v === null || v === undefined) return null;
-  if (v === UNCHANGED_TOAST) return unavailable(c.schema);
+  if (v === null || v === undefined) return c.optional ? null : fallback(c.schema);
+  if (v === UNCHANGED_TOAST) return unavailable(c.schema) ?? fallback(c.schema);
   return c.mapping.fromText(v);
+}
+
+/**
+ * The value a required column gets when Postgres did not send it: the old row of an
+ * update or delete under REPLICA IDENTITY DEFAULT holds only the key columns, and a
+ * NOT NULL field cannot be null (JsonConverter, like Kafka's, refuses such a struct).
+ * Debezium does the same (JdbcValueConverters' fallback): the column's schema default
+ * if it has one, else the zero of its type ("" for text, 0 for numbers, epoch for
+ * temporal logical types).
+ */
+export function fallback(schema: Schema): unknown {
+  if (schema.optional) return null;
+  if (schema.defaultValue !== undefined && schema.defaultValue !== null) return schema.defaultValue;
+  switch (schema.name) {
+    case 'org.apache.kafka.connect.data.Decimal':
+      return Buffer.from([0]);
+    case 'org.apache.kafka.connect.data.Date':
+    case 'org.apache.kafka.connect.data.Time':
+    case 'org.apache.kafka.connect.data.Timestamp':
+      return new Date(0);
+  }
+  switch (schema.type) {
+    case 'string':
+      return '';
+    case 'bytes':
+      return Buffer.alloc(0);
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'map':
+      return new Map();
+    case 'struct': {
+      const out: Record<string, unknown> = {};
+      for (const f of schema.fields ?? []) out[f.name] = fallback(f.schema);
+      return out;
+    }
+    default:
+      return 0;
+  }
 }
 
 /**
@@ -157,14 +207,15 @@ function convert(c: CapturedColumn, v: ColumnValue | undefined): unknown {
  * bytes for binary columns, a one-element array for arrays of those.
  */
 function unavailable(schema: Schema): unknown {
+  // undefined: the type has no placeholder (the caller falls back to null or a zero).
   switch (schema.type) {
     case 'string':
       return UNAVAILABLE_VALUE;
     case 'bytes':
       return Buffer.from(UNAVAILABLE_VALUE);
     case 'array':
-      return schema.valueSchema ? [unavailable(schema.valueSchema)] : null;
+      return schema.valueSchema ? [unavailable(schema.valueSchema) ?? null] : null;
     default:
-      return null;
+      return undefined;
   }
 }

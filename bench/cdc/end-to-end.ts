@@ -1,0 +1,316 @@
+/**
+ * CDC end to end: Postgres -> `connect standalone` (postgres-cdc source, JsonConverter,
+ * embedded broker in the same process) -> topic, next to the limits measured in the
+ * same run on the same machine:
+ *   snapshot   rows/s from the task's "snapshot of" log line until the last row is in
+ *              the topic, next to `COPY small TO STDOUT` (psql to /dev/null)
+ *   1 tx       BENCH_ROWS small rows in one transaction (default 1,000,000), from the
+ *              COMMIT returning until the last event is in the topic (pgoutput sends
+ *              nothing of a transaction before its commit, so all decoding is after it)
+ *   N tx       BENCH_TXNS transactions of 10 rows (default 100,000), written while the
+ *              worker is stopped, then read as a backlog: from the restarted task's
+ *              "start plan" line until the last event is in the topic
+ *   limit      pg_recvlogical decoding the same changes with pgoutput to /dev/null,
+ *              from its own slot created before each workload
+ *   memory     peak RSS (VmHWM) of the worker process, broker thread included
+ * Topic progress is read as the partition's high watermark (kafkajs admin, every 20 ms).
+ * BENCH_SCHEMAS=false runs the converters with schemas.enable=false. BENCH_CPU_PROF=dir
+ * runs the worker under `node --cpu-prof` writing its profile into dir.
+ * Run: npx tsx bench/cdc/end-to-end.ts          Prints `name: value unit` lines.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Admin, Kafka, logLevel } from 'kafkajs';
+import pg from 'pg';
+import { startPostgres } from '../../test/helpers/postgres.ts';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const TXNS = Number(process.env.BENCH_TXNS ?? 100_000);
+const SNAPSHOT_ROWS = Number(process.env.BENCH_SNAPSHOT_ROWS ?? 500_000);
+const SCHEMAS = process.env.BENCH_SCHEMAS !== 'false';
+const CPU_PROF = process.env.BENCH_CPU_PROF;
+const RECVLOGICAL = process.env.PG_RECVLOGICAL ?? '/usr/bin/pg_recvlogical';
+const PSQL = process.env.PSQL ?? '/usr/bin/psql';
+const TOPIC = 'bench.public.small';
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+
+const dir = mkdtempSync(join(tmpdir(), 'cdc-e2e-bench-'));
+async function main(): Promise<void> {
+  const cluster = await startPostgres();
+  let worker: Worker | null = null;
+  try {
+    const db = await cluster.freshDatabase('bench');
+    const sql = new pg.Client(cluster.connectionConfig(db));
+    // The cluster stops under it when the run fails: the failure itself is what to report.
+    sql.on('error', () => undefined);
+    await sql.connect();
+    await sql.query('CREATE TABLE small (id int PRIMARY KEY, v int NOT NULL, t text)');
+    await sql.query(
+      `INSERT INTO small SELECT i, i, 'row ' || i FROM generate_series(1, ${SNAPSHOT_ROWS}) i`,
+    );
+    await sql.query('VACUUM ANALYZE small');
+    await sql.query('CREATE PUBLICATION bench_pub FOR TABLE small');
+
+    // COPY, the snapshot's limit.
+    let t = performance.now();
+    const copy = spawnSync(
+      PSQL,
+      ['-h', cluster.host, '-p', String(cluster.port), '-U', cluster.user, '-d', db],
+      {
+        input: 'COPY small TO STDOUT',
+        env: { ...process.env, PGPASSWORD: cluster.password },
+        stdio: ['pipe', 'ignore', 'pipe'],
+      },
+    );
+    if (copy.status !== 0) throw new Error(`psql COPY failed: ${copy.stderr}`);
+    print('cdc.e2e.snapshot.copy_to_stdout', SNAPSHOT_ROWS / seconds(t), 'rows/s');
+
+    const connector = {
+      'connector.class': 'io.debezium.connector.postgresql.PostgresConnector',
+      'database.hostname': cluster.host,
+      'database.port': String(cluster.port),
+      'database.user': cluster.user,
+      'database.password': cluster.password,
+      'database.dbname': db,
+      'topic.prefix': 'bench',
+      'slot.name': 'bench_worker',
+      'publication.name': 'bench_pub',
+      'publication.autocreate.mode': 'disabled',
+      'table.include.list': 'public.small',
+      'topic.creation.default.replication.factor': '-1',
+      'topic.creation.default.partitions': '1',
+      'topic.creation.default.cleanup.policy': 'compact',
+    };
+    writeFileSync(join(dir, 'cdc.json'), JSON.stringify({ name: 'cdc', config: connector }));
+    writeFileSync(
+      join(dir, 'worker.properties'),
+      [
+        'bootstrap.servers=',
+        'broker.host=127.0.0.1',
+        'broker.port=0',
+        `broker.data.dir=${join(dir, 'broker')}`,
+        'listeners=http://127.0.0.1:0',
+        `plugin.path=${join(repo, 'connectors/postgres-cdc')}`,
+        `offset.storage.file.filename=${join(dir, 'connect.offsets')}`,
+        'offset.flush.interval.ms=1000',
+        'key.converter=org.apache.kafka.connect.json.JsonConverter',
+        'value.converter=org.apache.kafka.connect.json.JsonConverter',
+        `key.converter.schemas.enable=${SCHEMAS}`,
+        `value.converter.schemas.enable=${SCHEMAS}`,
+        '',
+      ].join('\n'),
+    );
+
+    // Snapshot through the worker.
+    worker = await Worker.start();
+    const snapStart = await worker.waitForLine(/snapshot of 1 tables/);
+    await worker.waitForOffset(SNAPSHOT_ROWS);
+    print(
+      'cdc.e2e.snapshot.worker',
+      SNAPSHOT_ROWS / ((performance.now() - snapStart) / 1000),
+      'rows/s',
+    );
+    await worker.waitForLine(/snapshot done/);
+    let expected = SNAPSHOT_ROWS;
+
+    // One transaction of ROWS rows, live.
+    await sql.query("SELECT pg_create_logical_replication_slot('recv1', 'pgoutput')");
+    await sql.query(
+      `INSERT INTO small SELECT ${SNAPSHOT_ROWS} + i, i, 'row ' || i FROM generate_series(1, ${ROWS}) i`,
+    );
+    t = performance.now();
+    expected += ROWS;
+    await worker.waitForOffset(expected);
+    const oneTx = ROWS / seconds(t);
+    const recv1 = ROWS / (await recvlogical('recv1', await currentLsn(sql)));
+    print(`cdc.e2e.1tx_${ROWS}.worker`, oneTx, 'events/s');
+    print(`cdc.e2e.1tx_${ROWS}.pg_recvlogical`, recv1, 'events/s');
+    print(`cdc.e2e.1tx_${ROWS}.worker_vs_pg_recvlogical`, (oneTx / recv1) * 100, '%');
+
+    // TXNS transactions of 10 rows, as a backlog read by a restarted worker.
+    await worker.stop();
+    const rssFirst = worker.peakRssMb;
+    await sql.query("SELECT pg_create_logical_replication_slot('recv2', 'pgoutput')");
+    const base = SNAPSHOT_ROWS + ROWS;
+    await sql.query(`DO $$ BEGIN FOR k IN 0..${TXNS - 1} LOOP
+      INSERT INTO small SELECT ${base} + k * 10 + i, i, 'tx row' FROM generate_series(1, 10) i; COMMIT;
+    END LOOP; END $$`);
+    const end = await currentLsn(sql);
+    worker = await Worker.start();
+    const resumed = await worker.waitForLine(/start plan/);
+    expected += TXNS * 10;
+    await worker.waitForOffset(expected);
+    const manyTx = (TXNS * 10) / ((performance.now() - resumed) / 1000);
+    const recv2 = (TXNS * 10) / (await recvlogical('recv2', end));
+    print(`cdc.e2e.${TXNS}tx_10rows.worker`, manyTx, 'events/s');
+    print(`cdc.e2e.${TXNS}tx_10rows.pg_recvlogical`, recv2, 'events/s');
+    print(`cdc.e2e.${TXNS}tx_10rows.worker_vs_pg_recvlogical`, (manyTx / recv2) * 100, '%');
+    await worker.stop();
+    print('cdc.e2e.worker_peak_rss', Math.max(rssFirst, worker.peakRssMb), 'MB');
+    worker = null;
+    for (const s of ['recv1', 'recv2']) await sql.query('SELECT pg_drop_replication_slot($1)', [s]);
+    await sql.end();
+
+    async function recvlogical(slot: string, endLsn: string): Promise<number> {
+      const started = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(
+          RECVLOGICAL,
+          [
+            '-d',
+            `host=${cluster.host} port=${cluster.port} user=${cluster.user} dbname=${db}`,
+            '--slot',
+            slot,
+            '--start',
+            '--no-loop',
+            '-f',
+            '/dev/null',
+            '-E',
+            endLsn,
+            '-o',
+            'proto_version=1',
+            '-o',
+            'publication_names=bench_pub',
+          ],
+          {
+            env: { ...process.env, PGPASSWORD: cluster.password },
+            stdio: ['ignore', 'ignore', 'pipe'],
+          },
+        );
+        let err = '';
+        child.stderr.on('data', (d) => {
+          err += d;
+        });
+        child.on('exit', (code) =>
+          code === 0 ? resolve() : reject(new Error(`pg_recvlogical exited ${code}: ${err}`)),
+        );
+      });
+      return seconds(started);
+    }
+  } finally {
+    await worker?.stop().catch(() => undefined);
+    await cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The worker as a child process, its output lines timed as they arrive. */
+class Worker {
+  private readonly lines: Array<{ at: number; text: string }> = [];
+  private admin: Admin | null = null;
+  peakRssMb = 0;
+  private readonly rssTimer: NodeJS.Timeout;
+
+  private constructor(private readonly child: ChildProcess) {
+    // Logs (pino, stdout) and the CLI's own lines (stderr) both matter.
+    for (const stream of [child.stdout!, child.stderr!]) {
+      let partial = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => {
+        const parts = (partial + chunk).split('\n');
+        partial = parts.pop()!;
+        const at = performance.now();
+        for (const text of parts) this.lines.push({ at, text });
+        // Only the lines waited for are needed: keep memory flat on long runs.
+        if (this.lines.length > 10_000) this.lines.splice(0, 5_000);
+      });
+    }
+    this.rssTimer = setInterval(() => this.sampleRss(), 200);
+  }
+
+  static async start(): Promise<Worker> {
+    const args = [
+      ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
+      join(repo, 'bin/connect.js'),
+      'standalone',
+      join(dir, 'worker.properties'),
+      join(dir, 'cdc.json'),
+    ];
+    const w = new Worker(
+      spawn(process.execPath, args, {
+        cwd: repo,
+        env: { ...process.env, LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    const line = await w.waitForLine(/broker listening on [\d.]+:\d+/);
+    const bootstrap = /broker listening on ([\d.]+:\d+)/.exec(
+      w.lines.find((l) => l.at === line && /broker listening/.test(l.text))!.text,
+    )![1];
+    w.admin = new Kafka({ brokers: [bootstrap], logLevel: logLevel.NOTHING }).admin();
+    await w.admin.connect();
+    return w;
+  }
+
+  /** When the first line matching `pattern` arrived (waits for it). */
+  async waitForLine(pattern: RegExp, timeoutMs = 600_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.lines.find((l) => pattern.test(l.text));
+      if (found) return found.at;
+      if (this.child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`worker printed no ${pattern}:\n${this.tail()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  async waitForOffset(n: number, timeoutMs = 1_800_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const topics = await this.admin!.listTopics();
+      if (topics.includes(TOPIC)) {
+        const high = Number((await this.admin!.fetchTopicOffsets(TOPIC))[0].high);
+        if (high >= n) return;
+      }
+      if (this.child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`topic did not reach ${n} records:\n${this.tail()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  private sampleRss(): void {
+    try {
+      const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
+      const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      this.peakRssMb = Math.max(this.peakRssMb, kb / 1024);
+    } catch {
+      // The process is gone: its last sample stands.
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.sampleRss();
+    clearInterval(this.rssTimer);
+    await this.admin?.disconnect().catch(() => undefined);
+    if (this.child.exitCode === null) {
+      const exited = new Promise((r) => this.child.once('exit', r));
+      this.child.kill('SIGTERM');
+      await exited;
+    }
+  }
+
+  private tail(): string {
+    return this.lines
+      .slice(-20)
+      .map((l) => l.text)
+      .join('\n');
+  }
+}
+
+async function currentLsn(sql: pg.Client): Promise<string> {
+  return (await sql.query('SELECT pg_current_wal_lsn()::text AS l')).rows[0].l;
+}
+
+function seconds(since: number): number {
+  return (performance.now() - since) / 1000;
+}
+
+function print(name: string, value: number, unit: string): void {
+  console.log(`${name}: ${value >= 100 ? Math.round(value) : value.toFixed(1)} ${unit}`);
+}
+
+// Last, so that the classes above are initialised before it runs.
+await main();
