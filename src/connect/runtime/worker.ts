@@ -282,7 +282,7 @@ export class Worker {
       const settings = producerSettings(clientConfig('producer', worker, connectorConfig));
       const topicCreation = TopicCreation.fromConfig(
         worker['topic.creation.enable'] !== false,
-        connectorConfig,
+        withTopicCreationDefaults(manifest, connectorConfig),
       );
       return new WorkerSourceTask({
         ...common,
@@ -374,4 +374,16 @@ export class Worker {
     await producer.connect();
     return producer;
   }
+}
+
+/**
+ * The connector's config with its manifest's topic-creation defaults under it: a CDC
+ * source asks for compacted topics without the user writing topic.creation.* keys,
+ * and any such key the user does write wins.
+ */
+export function withTopicCreationDefaults(
+  manifest: SourceConnectorManifest,
+  config: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  return manifest.topicCreationDefaults ? { ...manifest.topicCreationDefaults, ...config } : config;
 }

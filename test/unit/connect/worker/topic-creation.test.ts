@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import postgresCdc from '../../../../connectors/postgres-cdc/index.ts';
 import { TopicCreation } from '../../../../src/connect/runtime/topic-creation.ts';
+import { withTopicCreationDefaults } from '../../../../src/connect/runtime/worker.ts';
 
 const config = {
   'topic.creation.groups': 'compacted,big',
@@ -36,5 +38,28 @@ describe('TopicCreation (KIP-158)', () => {
     expect(() =>
       TopicCreation.fromConfig(true, { ...config, 'topic.creation.big.partitions': '0' }),
     ).toThrow(/topic\.creation\.big\.partitions/);
+  });
+
+  it("creates a source manifest's topics with its declared defaults, under the user's own keys", () => {
+    const manifest = postgresCdc.find((m) => m.type === 'source');
+    if (manifest?.type !== 'source') throw new Error('no source manifest');
+    const plain = { 'connector.class': 'PostgresConnector', 'topic.prefix': 'shop' };
+    const tc = TopicCreation.fromConfig(
+      true,
+      withTopicCreationDefaults(manifest, plain),
+    ) as TopicCreation;
+    expect(tc.groupFor('shop.public.orders')).toMatchObject({
+      name: 'default',
+      configs: { 'cleanup.policy': 'compact' },
+    });
+    const own = { ...plain, 'topic.creation.default.partitions': '6' };
+    const tuned = TopicCreation.fromConfig(
+      true,
+      withTopicCreationDefaults(manifest, own),
+    ) as TopicCreation;
+    expect(tuned.groupFor('shop.public.orders')).toMatchObject({
+      partitions: 6,
+      configs: { 'cleanup.policy': 'compact' },
+    });
   });
 });
