@@ -29,6 +29,10 @@ export function baseOverrides(extra: Record<string, string> = {}): string[] {
     'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
     'session.timeout.ms': '3000',
     'heartbeat.interval.ms': '300',
+    // Sink tasks' own consumer groups must notice a killed worker quickly too
+    // (kafkajs's default session is 30 s, longer than the tests wait).
+    'consumer.session.timeout.ms': '3000',
+    'consumer.heartbeat.interval.ms': '300',
     'rebalance.timeout.ms': '10000',
     'task.shutdown.graceful.timeout.ms': '5000',
     ...extra,
