@@ -1,37 +1,21 @@
-/**
- * StandaloneHerder: the Herder of `connect standalone`, one worker with no group.
- * Connector configs, task configs and target states live in memory
- * (MemoryConfigBackingStore: the connector files are written there at start, REST
- * creations last until the process ends, as in Kafka's standalone mode); source
- * offsets live in the worker's offset store (the offset file); states in the memory
- * status store, stamped with this worker's id.
- *
- * Every request runs on one SerialExecutor, so a connector is never started, stopped
- * or reconfigured by two requests at once. Life of a connector:
- *   put config  -> validate -> store -> (replace: stop tasks and connector) -> start
- *   start       -> worker.startConnector(target) -> RUNNING: taskConfigs(tasks.max) ->
- *                  store -> start each task; PAUSED: tasks from the stored configs,
- *                  paused; STOPPED: no tasks (task configs emptied, as Kafka does)
- *   reconfigure -> (connector's request) new task configs; tasks restarted only if
- *                  they differ from the stored ones
- * Offsets may be altered or reset only while the connector is STOPPED.
- */
-import type { Admin } from 'kafkajs';
 import type { Logger } from '../../util/logger.ts';
-import type { SinkConnector, SourceConnector } from '../api/connector.ts';
 import {
   type ConfigInfos,
   configErrorMessages,
   validateConnectorConfig,
 } from '../runtime/config-validation.ts';
-import { connectorOffsets } from '../runtime/connector-offset-reader.ts';
-import { offsetKey, offsetValue, parseOffsetKey } from '../runtime/offset-keys.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { SerialExecutor } from '../runtime/serial-executor.ts';
 import type { Worker } from '../runtime/worker.ts';
 import type { MemoryConfigBackingStore } from '../storage/memory-config-backing-store.ts';
 import type { MemoryStatusBackingStore } from '../storage/memory-status-backing-store.ts';
 import type { OffsetBackingStore } from '../storage/offset-backing-store.ts';
+import {
+  alterConnectorOffsets,
+  type OffsetContext,
+  readConnectorOffsets,
+  resetConnectorOffsets,
+} from './connector-offsets.ts';
 import {
   type ActiveTopicsInfo,
   type ConnectorConfigMap,
@@ -45,7 +29,6 @@ import {
   type Herder,
   HerderError,
   type OffsetsMessage,
-  offsetsMessages,
   type RestartRequest,
   type TargetState,
   type TaskInfo,
@@ -336,29 +319,7 @@ export class StandaloneHerder implements Herder {
   }
 
   async connectorOffsets(name: string): Promise<ConnectorOffsets> {
-    const entry = this.entry(name);
-    if (this.o.worker.connectorType(entry.config) === 'sink') {
-      const admin = this.o.worker.adminClient();
-      const topics = await admin.fetchOffsets({ groupId: `connect-${name}` });
-      const offsets: ConnectorOffset[] = [];
-      for (const t of topics) {
-        for (const p of t.partitions) {
-          if (Number(p.offset) < 0) continue;
-          offsets.push({
-            partition: { kafka_topic: t.topic, kafka_partition: p.partition },
-            offset: { kafka_offset: Number(p.offset) },
-          });
-        }
-      }
-      return { offsets };
-    }
-    const list = await connectorOffsets(name, this.o.offsetStore);
-    return {
-      offsets: list.map(({ partition, offset }) => ({
-        partition: { ...partition },
-        offset: { ...offset },
-      })),
-    };
+    return readConnectorOffsets(this.offsetContext, name, this.entry(name).config);
   }
 
   private requireStopped(name: string): ConnectorConfigMap {
@@ -370,94 +331,24 @@ export class StandaloneHerder implements Herder {
   }
 
   alterConnectorOffsets(name: string, offsets: ConnectorOffset[]): Promise<OffsetsMessage> {
-    return this.serial.run(async () => {
-      const config = this.requireStopped(name);
-      const type = this.o.worker.connectorType(config);
-      const manifest = this.o.plugins.findOfType(config['connector.class'] ?? '', 'source', 'sink');
-      if (manifest === undefined)
-        throw new HerderError('bad-request', `Connector ${name} has an unknown class`);
-      let handled: boolean;
-      if (type === 'sink') {
-        const parsed = offsets.map((o) => parseSinkOffset(o));
-        const connector = manifest.createConnector() as SinkConnector;
-        handled = (await connector.alterOffsets?.(config, parsed)) ?? false;
-        await this.writeSinkOffsets(name, parsed);
-      } else {
-        const parsed = offsets.map((o) => ({
-          partition: o.partition as never,
-          offset: o.offset as never,
-        }));
-        const connector = manifest.createConnector() as SourceConnector;
-        handled = (await connector.alterOffsets?.(config, parsed)) ?? false;
-        const entries = new Map<string, string | null>();
-        for (const { partition, offset } of parsed) {
-          entries.set(offsetKey(name, partition), offset === null ? null : offsetValue(offset));
-        }
-        await this.o.offsetStore.set(entries);
-      }
-      const allNull = offsets.every((o) => o.offset === null);
-      if (allNull)
-        return { message: handled ? offsetsMessages.reset : offsetsMessages.resetFrameworkOnly };
-      return { message: handled ? offsetsMessages.altered : offsetsMessages.alteredFrameworkOnly };
-    });
+    return this.serial.run(async () =>
+      alterConnectorOffsets(this.offsetContext, name, this.requireStopped(name), offsets),
+    );
   }
 
   resetConnectorOffsets(name: string): Promise<OffsetsMessage> {
-    return this.serial.run(async () => {
-      const config = this.requireStopped(name);
-      const manifest = this.o.plugins.findOfType(config['connector.class'] ?? '', 'source', 'sink');
-      if (manifest === undefined)
-        throw new HerderError('bad-request', `Connector ${name} has an unknown class`);
-      let handled: boolean;
-      if (manifest.type === 'sink') {
-        const admin = this.o.worker.adminClient();
-        const current = await admin.fetchOffsets({ groupId: `connect-${name}` });
-        const parsed = current.flatMap((t) =>
-          t.partitions.map((p) => ({ topic: t.topic, partition: p.partition, offset: null })),
-        );
-        handled =
-          (await (manifest.createConnector() as SinkConnector).alterOffsets?.(config, parsed)) ??
-          false;
-        await deleteGroupIfExists(admin, `connect-${name}`);
-      } else {
-        const list = await connectorOffsets(name, this.o.offsetStore);
-        handled =
-          (await (manifest.createConnector() as SourceConnector).alterOffsets?.(
-            config,
-            list.map((e) => ({ partition: e.partition, offset: null })),
-          )) ?? false;
-        const entries = new Map<string, string | null>();
-        for (const key of (await this.o.offsetStore.entries()).keys()) {
-          if (parseOffsetKey(key)?.connector === name) entries.set(key, null);
-        }
-        await this.o.offsetStore.set(entries);
-      }
-      return { message: handled ? offsetsMessages.reset : offsetsMessages.resetFrameworkOnly };
-    });
+    return this.serial.run(async () =>
+      resetConnectorOffsets(this.offsetContext, name, this.requireStopped(name)),
+    );
   }
 
-  /** Consumer group offsets; a null offset moves the partition to its log start. */
-  private async writeSinkOffsets(
-    name: string,
-    offsets: Array<{ topic: string; partition: number; offset: number | null }>,
-  ): Promise<void> {
-    const admin = this.o.worker.adminClient();
-    const byTopic = new Map<string, Array<{ partition: number; offset: string }>>();
-    for (const o of offsets) {
-      let offset = o.offset;
-      if (offset === null) {
-        const low = (await admin.fetchTopicOffsets(o.topic)).find(
-          (p) => p.partition === o.partition,
-        )?.low;
-        offset = Number(low ?? 0);
-      }
-      const list = byTopic.get(o.topic) ?? [];
-      list.push({ partition: o.partition, offset: String(offset) });
-      byTopic.set(o.topic, list);
-    }
-    for (const [topic, partitions] of byTopic) {
-      await admin.setOffsets({ groupId: `connect-${name}`, topic, partitions });
-    }
+  /** What the shared offset operations (connector-offsets.ts) need from this herder. */
+  private get offsetContext(): OffsetContext {
+    return {
+      plugins: this.o.plugins,
+      offsetStore: this.o.offsetStore,
+      admin: () => this.o.worker.adminClient(),
+    };
   }
 
   async validateConnectorConfig(config: ConnectorConfigMap): Promise<ConfigInfos> {
@@ -554,30 +445,4 @@ function sameConfigs(a: readonly ConnectorConfigMap[], b: readonly ConnectorConf
     const keys = Object.keys(c);
     return keys.length === Object.keys(d).length && keys.every((k) => c[k] === d[k]);
   });
-}
-
-function parseSinkOffset(o: ConnectorOffset): {
-  topic: string;
-  partition: number;
-  offset: number | null;
-} {
-  const topic = o.partition.kafka_topic;
-  const partition = Number(o.partition.kafka_partition);
-  const offset = o.offset === null ? null : Number(o.offset.kafka_offset);
-  if (
-    typeof topic !== 'string' ||
-    !Number.isInteger(partition) ||
-    (offset !== null && !Number.isInteger(offset))
-  ) {
-    throw new HerderError(
-      'bad-request',
-      'Sink connector offsets must have a partition with kafka_topic and kafka_partition and an offset with kafka_offset',
-    );
-  }
-  return { topic, partition, offset };
-}
-
-async function deleteGroupIfExists(admin: Admin, groupId: string): Promise<void> {
-  const { groups } = await admin.listGroups();
-  if (groups.some((g) => g.groupId === groupId)) await admin.deleteGroups([groupId]);
 }
