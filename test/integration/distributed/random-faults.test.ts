@@ -37,6 +37,15 @@ function random(seed: number): () => number {
 }
 
 const CONNECTORS = ['gen', 'src', 'sink'];
+
+/** With FAULT_DUMP=prefix, writes each worker's output to prefix-w<i>.log for diagnosis. */
+function dumpLogs(workers: WorkerProcess[]): void {
+  const prefix = process.env.FAULT_DUMP;
+  if (!prefix) return;
+  for (const [i, w] of workers.entries()) {
+    writeFileSync(`${prefix}-w${i}.log`, w.process.output().join('\n'));
+  }
+}
 const ROUNDS = 5;
 
 describe('a three-worker cluster under random faults', () => {
@@ -123,11 +132,7 @@ describe('a three-worker cluster under random faults', () => {
       },
       90_000,
     ).catch((e) => {
-      if (process.env.FAULT_DUMP) {
-        live.forEach((w, i) =>
-          writeFileSync(`${process.env.FAULT_DUMP}-w${i}.log`, w.process.output().join('\n')),
-        );
-      }
+      dumpLogs(live);
       throw new Error(`${(e as Error).message}; last seen ${JSON.stringify(lastSeen)}`);
     });
     expect(counts).toEqual([2, 2, 2]);
@@ -146,11 +151,7 @@ describe('a three-worker cluster under random faults', () => {
     ).catch((e) => {
       const seen = new Set(fileLines(output));
       const missing = lines(1, written).filter((l) => !seen.has(l));
-      if (process.env.FAULT_DUMP) {
-        live.forEach((w, i) =>
-          writeFileSync(`${process.env.FAULT_DUMP}-w${i}.log`, w.process.output().join('\n')),
-        );
-      }
+      dumpLogs(live);
       throw new Error(
         `${(e as Error).message}; missing ${missing.length}: ${missing.slice(0, 20).join(', ')}`,
       );
