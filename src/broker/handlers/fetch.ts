@@ -18,6 +18,14 @@
 import { setMaxListeners } from 'node:events';
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
+import {
+  ATTR_CONTROL,
+  ATTRIBUTES,
+  batchLastOffset,
+  batchSize,
+  RECORD_COUNT,
+  RECORDS,
+} from '../../protocol/record-batch.ts';
 import { LogError } from '../log/errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { BrokerServices } from './broker-services.ts';
@@ -106,7 +114,9 @@ function readAll(
       const limit = Math.min(w.maxBytes, maxBytes - bytes);
       const first = bytes === 0;
       const read =
-        limit > 0 || first ? log.read(w.fetchOffset, Math.max(0, limit), first) : undefined;
+        limit > 0 || first
+          ? readPastEmptyBatches(log, w.fetchOffset, Math.max(0, limit), first)
+          : undefined;
       partition.highWatermark = log.highWatermark;
       partition.lastStableOffset = log.highWatermark;
       partition.logStartOffset = log.logStartOffset;
@@ -124,6 +134,42 @@ function readAll(
     }
   }
   return { responses, bytes, failed, ends };
+}
+
+/**
+ * A read that does not start with batches holding no records. The cleaner keeps a
+ * producer's last batch with its records removed (so idempotent producer state
+ * survives compaction, as Kafka does), and reads stop at segment ends, so a fetch can
+ * answer with nothing but such a batch. Java clients step over it; kafkajs 2.2.4 does
+ * not advance and fetches the same offset forever. So leading empty batches are left
+ * out, reading on past them (into the next segment) when they are all there is. The
+ * answer is otherwise what the log holds, byte for byte.
+ */
+function readPastEmptyBatches(
+  log: PartitionLog,
+  fetchOffset: number,
+  maxBytes: number,
+  minOneBatch: boolean,
+): { records: Buffer } {
+  let offset = fetchOffset;
+  for (;;) {
+    const read = log.read(offset, maxBytes, minOneBatch);
+    const records = read.records;
+    let pos = 0;
+    let lastEmpty = -1;
+    while (
+      pos + RECORDS <= records.length &&
+      records.readInt32BE(pos + RECORD_COUNT) === 0 &&
+      (records.readInt16BE(pos + ATTRIBUTES) & ATTR_CONTROL) === 0
+    ) {
+      lastEmpty = pos;
+      pos += batchSize(records, pos);
+    }
+    if (pos === 0) return read;
+    if (pos < records.length) return { records: records.subarray(pos) };
+    offset = batchLastOffset(records, lastEmpty) + 1;
+    if (offset >= log.logEndOffset) return { records: records.subarray(records.length) };
+  }
 }
 
 /** Resolves when any partition's log end passes what the last read saw, or after `ms`. */
