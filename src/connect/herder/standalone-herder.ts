@@ -1,3 +1,21 @@
+/**
+ * StandaloneHerder: the Herder of `connect standalone`, one worker with no group.
+ * Connector configs, task configs and target states live in memory
+ * (MemoryConfigBackingStore: the connector files are written there at start, REST
+ * creations last until the process ends, as in Kafka's standalone mode); source
+ * offsets live in the worker's offset store (the offset file); states in the memory
+ * status store, stamped with this worker's id.
+ *
+ * Every request runs on one SerialExecutor, so a connector is never started, stopped
+ * or reconfigured by two requests at once. Life of a connector:
+ *   put config  -> validate -> store -> (replace: stop tasks and connector) -> start
+ *   start       -> worker.startConnector(target) -> RUNNING: taskConfigs(tasks.max) ->
+ *                  store -> start each task; PAUSED: tasks from the stored configs,
+ *                  paused; STOPPED: no tasks (task configs emptied, as Kafka does)
+ *   reconfigure -> (connector's request) new task configs; tasks restarted only if
+ *                  they differ from the stored ones
+ * Offsets may be altered or reset only while the connector is STOPPED.
+ */
 import type { Logger } from '../../util/logger.ts';
 import {
   type ConfigInfos,
