@@ -5,9 +5,11 @@
  */
 import { join } from 'node:path';
 import { spawnConnect, type TestProcess } from '../../helpers/processes.ts';
+import { rest as restCall } from '../../helpers/rest-client.ts';
 import { testPluginPath } from '../standalone/standalone-helpers.ts';
 
-export { fileLines, waitFor } from '../standalone/standalone-helpers.ts';
+export { waitFor } from '../../helpers/wait.ts';
+export { fileLines } from '../standalone/standalone-helpers.ts';
 
 export interface WorkerProcess {
   process: TestProcess;
@@ -70,20 +72,9 @@ export async function startWorker(
   return { process, url, id, ...(bootstrap ? { bootstrap } : {}) };
 }
 
-export async function rest(
-  worker: { url: string },
-  method: string,
-  path: string,
-  body?: unknown,
-  // biome-ignore lint/suspicious/noExplicitAny: REST bodies are checked field by field by the tests
-): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${worker.url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? null : JSON.parse(text) };
+/** The REST API of a worker process. */
+export function rest(worker: { url: string }, method: string, path: string, body?: unknown) {
+  return restCall({ restUrl: worker.url }, method, path, body);
 }
 
 export function lines(from: number, to: number): string[] {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3, type TestS3 } from '../../helpers/s3.ts';
 import { useTmpDir } from '../../helpers/tmp-dir.ts';
-import { waitFor } from '../standalone/standalone-helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { isUploadPart, useS3Interceptor } from './s3-interceptor.ts';
 import {
   listFiles,

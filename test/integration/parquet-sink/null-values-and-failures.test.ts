@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../../connectors/parquet-sink/test/duckdb.ts';
 import { startS3, type TestS3 } from '../../helpers/s3.ts';
 import { useTmpDir } from '../../helpers/tmp-dir.ts';
-import { waitFor } from '../standalone/standalone-helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import {
   connectorStatus,
   localObjects,

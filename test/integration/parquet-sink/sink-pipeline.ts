@@ -19,7 +19,7 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import { Kafka, logLevel, type Message } from 'kafkajs';
 import { onTestFinished } from 'vitest';
 import { spawnConnect, type TestProcess } from '../../helpers/processes.ts';
-import { waitFor } from '../standalone/standalone-helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 export const parquetPluginPath = fileURLToPath(
   new URL('../../../connectors/parquet-sink', import.meta.url),

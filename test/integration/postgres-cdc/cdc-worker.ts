@@ -9,6 +9,9 @@
  * (broker data and offsets file), so it sees what its predecessor left, as after a
  * real crash; the broker port is read from the process output each time.
  */
+export { rest } from '../../helpers/rest-client.ts';
+export { waitFor } from '../../helpers/wait.ts';
+
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,44 +115,6 @@ export async function startCdcWorker(
   const restLine = await p.waitForLine(/REST API on http:\/\/[\d.]+:\d+/, 60_000);
   const restUrl = /REST API on (http:\/\/[\d.]+:\d+)/.exec(restLine)![1];
   return { process: p, restUrl, bootstrap };
-}
-
-export async function rest(
-  worker: { restUrl: string },
-  method: string,
-  path: string,
-  body?: unknown,
-  // biome-ignore lint/suspicious/noExplicitAny: REST bodies are checked field by field by the tests
-): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${worker.restUrl}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? null : JSON.parse(text) };
-}
-
-/** Resolve once `check` returns a value other than undefined; fail with `what` after the deadline. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 export interface TopicRecord {

@@ -4,6 +4,9 @@
  * broker, REST calls, and waiting for a condition (checked on every attempt, with a
  * deadline, instead of sleeping a guessed time).
  */
+export { rest } from '../../helpers/rest-client.ts';
+export { waitFor } from '../../helpers/wait.ts';
+
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,44 +59,6 @@ export async function useStandalone(
   onTestFinished(() => worker.stop());
   for (const c of worker.created) if (c.error) throw c.error;
   return worker;
-}
-
-export async function rest(
-  worker: StandaloneWorker,
-  method: string,
-  path: string,
-  body?: unknown,
-  // biome-ignore lint/suspicious/noExplicitAny: REST bodies are checked field by field by the tests
-): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${worker.restUrl}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? null : JSON.parse(text) };
-}
-
-/** Resolve once `check` returns a value other than undefined; fail with `what` after the deadline. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 export function fileLines(path: string): string[] {
