@@ -35,11 +35,7 @@
 import type { Admin } from 'kafkajs';
 import type { Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
-import {
-  type ConfigInfos,
-  configErrorMessages,
-  validateConnectorConfig,
-} from '../runtime/config-validation.ts';
+import { type ConfigInfos, validateConnectorConfig } from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { SerialExecutor } from '../runtime/serial-executor.ts';
 import type { Worker } from '../runtime/worker.ts';
@@ -72,15 +68,10 @@ import {
   type TaskInfo,
   type TaskState,
 } from './herder.ts';
+import { connectorNotStopped, requireValidConfig } from './herder-checks.ts';
 import { RebalanceHandler } from './rebalance-handler.ts';
 import { StatusReporter } from './status-reporter.ts';
 import type { WorkerGroupMember } from './worker-group-member.ts';
-
-const INVALID_CONFIG_HINT =
-  'You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`';
-
-const NOT_STOPPED = (name: string) =>
-  `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${name}/stop' endpoint`;
 
 export interface DistributedHerderOptions {
   worker: Worker;
@@ -341,21 +332,6 @@ export class DistributedHerder implements Herder {
     });
   }
 
-  private validateOrThrow(config: ConnectorConfigMap): void {
-    const infos = validateConnectorConfig(this.o.plugins, config);
-    if (infos.error_count === 0) return;
-    const errors = configErrorMessages(infos);
-    throw new HerderError(
-      'invalid-config',
-      [
-        `Connector configuration is invalid and contains the following ${errors.length} error(s):`,
-        ...errors,
-        INVALID_CONFIG_HINT,
-      ].join('\n'),
-      { configInfos: infos },
-    );
-  }
-
   async putConnectorConfig(
     name: string,
     config: ConnectorConfigMap,
@@ -363,7 +339,7 @@ export class DistributedHerder implements Herder {
     initialState?: TargetState,
   ): Promise<Created<ConnectorInfo>> {
     const full = { ...config, name };
-    this.validateOrThrow(full);
+    requireValidConfig(this.o.plugins, full);
     return this.asLeader(async (snapshot) => {
       const exists = snapshot.connectorConfigs.has(name);
       if (exists && !allowReplace)
@@ -496,7 +472,7 @@ export class DistributedHerder implements Herder {
       snapshot.targetStates.get(name) !== 'STOPPED' ||
       (snapshot.taskConfigs.get(name)?.length ?? 0) > 0
     ) {
-      throw new HerderError('bad-request', NOT_STOPPED(name));
+      throw connectorNotStopped(name);
     }
     return config;
   }

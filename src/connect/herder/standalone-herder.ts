@@ -17,11 +17,7 @@
  * Offsets may be altered or reset only while the connector is STOPPED.
  */
 import type { Logger } from '../../util/logger.ts';
-import {
-  type ConfigInfos,
-  configErrorMessages,
-  validateConnectorConfig,
-} from '../runtime/config-validation.ts';
+import { type ConfigInfos, validateConnectorConfig } from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { SerialExecutor } from '../runtime/serial-executor.ts';
 import type { Worker } from '../runtime/worker.ts';
@@ -52,12 +48,7 @@ import {
   type TaskInfo,
   type TaskState,
 } from './herder.ts';
-
-const INVALID_CONFIG_HINT =
-  'You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`';
-
-const NOT_STOPPED = (name: string) =>
-  `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${name}/stop' endpoint`;
+import { connectorNotStopped, requireValidConfig } from './herder-checks.ts';
 
 export interface StandaloneHerderOptions {
   worker: Worker;
@@ -123,21 +114,6 @@ export class StandaloneHerder implements Herder {
     return { ...this.entry(name).config };
   }
 
-  private validateOrThrow(config: ConnectorConfigMap): void {
-    const infos = validateConnectorConfig(this.o.plugins, config);
-    if (infos.error_count === 0) return;
-    const errors = configErrorMessages(infos);
-    throw new HerderError(
-      'invalid-config',
-      [
-        `Connector configuration is invalid and contains the following ${errors.length} error(s):`,
-        ...errors,
-        INVALID_CONFIG_HINT,
-      ].join('\n'),
-      { configInfos: infos },
-    );
-  }
-
   putConnectorConfig(
     name: string,
     config: ConnectorConfigMap,
@@ -146,7 +122,7 @@ export class StandaloneHerder implements Herder {
   ): Promise<Created<ConnectorInfo>> {
     return this.serial.run(async () => {
       const full = { ...config, name };
-      this.validateOrThrow(full);
+      requireValidConfig(this.o.plugins, full);
       const exists = this.o.configs.has(name);
       if (exists && !allowReplace)
         throw new HerderError('already-exists', `Connector ${name} already exists`);
@@ -343,7 +319,7 @@ export class StandaloneHerder implements Herder {
   private requireStopped(name: string): ConnectorConfigMap {
     const entry = this.entry(name);
     if (entry.targetState !== 'STOPPED' || this.o.worker.taskIds(name).length > 0) {
-      throw new HerderError('bad-request', NOT_STOPPED(name));
+      throw connectorNotStopped(name);
     }
     return entry.config;
   }
