@@ -324,69 +324,142 @@ export interface BatchInput {
   maxTimestamp?: number;
 }
 
-/** Encodes a complete v2 batch with a valid CRC. */
+/**
+ * Encodes a complete v2 batch with a valid CRC. Two passes over the records: the first
+ * sizes every record, the second writes them straight into the batch's one buffer (or
+ * into the block to compress), so a batch of thousands of records allocates once.
+ */
 export function encodeBatch(input: BatchInput): Buffer {
   const records = input.records;
+  const n = records.length;
   let minTs = Number.POSITIVE_INFINITY;
   let maxTs = -1;
-  for (const r of records) {
-    if (r.timestamp < minTs) minTs = r.timestamp;
-    if (r.timestamp > maxTs) maxTs = r.timestamp;
+  for (let i = 0; i < n; i++) {
+    const ts = records[i]!.timestamp;
+    if (ts < minTs) minTs = ts;
+    if (ts > maxTs) maxTs = ts;
   }
-  if (records.length === 0) minTs = input.maxTimestamp ?? -1;
+  if (n === 0) minTs = input.maxTimestamp ?? -1;
   const baseTimestamp = input.deleteHorizon ?? minTs;
-  const writer = new VarWriter();
-  records.forEach((r, i) => {
-    const body = new VarWriter();
-    body.u8(0);
-    body.varlong(r.timestamp - baseTimestamp);
-    body.varint(r.offsetDelta ?? i);
-    body.bytes(r.key);
-    body.bytes(r.value);
-    const headers = r.headers ?? [];
-    body.varint(headers.length);
-    for (const h of headers) {
-      body.bytes(Buffer.from(h.key, 'utf8'));
-      body.bytes(h.value);
+
+  // Pass 1: the size of each record body (everything after its length varint).
+  const bodySizes = new Array<number>(n);
+  let payloadLength = 0;
+  let lastOffsetDelta = n === 0 ? 0 : -1;
+  for (let i = 0; i < n; i++) {
+    const r = records[i]!;
+    const delta = r.offsetDelta ?? i;
+    if (delta > lastOffsetDelta) lastOffsetDelta = delta;
+    let size = 1 + zigzagSize(r.timestamp - baseTimestamp) + zigzagSize(delta);
+    size += r.key === null ? 1 : zigzagSize(r.key.length) + r.key.length;
+    size += r.value === null ? 1 : zigzagSize(r.value.length) + r.value.length;
+    const headers = r.headers;
+    if (headers === undefined || headers.length === 0) size += 1;
+    else {
+      size += zigzagSize(headers.length);
+      for (const h of headers) {
+        const keyLength = Buffer.byteLength(h.key, 'utf8');
+        size += zigzagSize(keyLength) + keyLength;
+        size += h.value === null ? 1 : zigzagSize(h.value.length) + h.value.length;
+      }
     }
-    const encoded = body.finish();
-    writer.varint(encoded.length);
-    writer.raw(encoded);
-  });
+    bodySizes[i] = size;
+    payloadLength += zigzagSize(size) + size;
+  }
+  if (input.lastOffsetDelta !== undefined) lastOffsetDelta = input.lastOffsetDelta;
+
+  // Pass 2: write the records.
   const codec = input.codec ?? CompressionCodec.none;
-  const payload = compress(codec, writer.finish());
-  const lastOffsetDelta =
-    input.lastOffsetDelta ??
-    records.reduce((m, r, i) => Math.max(m, r.offsetDelta ?? i), records.length === 0 ? 0 : -1);
-  let attributes = codec;
+  const buf =
+    codec === CompressionCodec.none
+      ? Buffer.allocUnsafe(RECORDS + payloadLength)
+      : Buffer.allocUnsafe(payloadLength);
+  let pos = codec === CompressionCodec.none ? RECORDS : 0;
+  for (let i = 0; i < n; i++) {
+    const r = records[i]!;
+    pos = writeZigzag(buf, pos, bodySizes[i]!);
+    buf[pos++] = 0;
+    pos = writeZigzag(buf, pos, r.timestamp - baseTimestamp);
+    pos = writeZigzag(buf, pos, r.offsetDelta ?? i);
+    pos = writeBytes(buf, pos, r.key);
+    pos = writeBytes(buf, pos, r.value);
+    const headers = r.headers;
+    if (headers === undefined || headers.length === 0) buf[pos++] = 0;
+    else {
+      pos = writeZigzag(buf, pos, headers.length);
+      for (const h of headers) {
+        const keyLength = Buffer.byteLength(h.key, 'utf8');
+        pos = writeZigzag(buf, pos, keyLength);
+        pos += buf.write(h.key, pos, keyLength, 'utf8');
+        pos = writeBytes(buf, pos, h.value);
+      }
+    }
+  }
+
+  let out = buf;
+  if (codec !== CompressionCodec.none) {
+    const payload = compress(codec, buf);
+    out = Buffer.allocUnsafe(RECORDS + payload.length);
+    payload.copy(out, RECORDS);
+  }
+  let attributes: number = codec;
   if (input.logAppendTime) attributes |= ATTR_LOG_APPEND_TIME;
   if (input.transactional) attributes |= ATTR_TRANSACTIONAL;
   if (input.control) attributes |= ATTR_CONTROL;
   if (input.deleteHorizon !== undefined) attributes |= ATTR_DELETE_HORIZON;
-  const buf = Buffer.alloc(RECORDS + payload.length);
-  writeInt64(buf, BASE_OFFSET, input.baseOffset ?? 0);
-  buf.writeInt32BE(buf.length - LOG_OVERHEAD, BATCH_LENGTH);
-  buf.writeInt32BE(input.partitionLeaderEpoch ?? -1, PARTITION_LEADER_EPOCH);
-  buf.writeInt8(2, MAGIC);
-  buf.writeInt16BE(attributes, ATTRIBUTES);
-  buf.writeInt32BE(lastOffsetDelta, LAST_OFFSET_DELTA);
-  writeInt64(buf, BASE_TIMESTAMP, baseTimestamp);
+  writeInt64(out, BASE_OFFSET, input.baseOffset ?? 0);
+  out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH);
+  out.writeInt32BE(input.partitionLeaderEpoch ?? -1, PARTITION_LEADER_EPOCH);
+  out.writeInt8(2, MAGIC);
+  out.writeUInt32BE(0, CRC);
+  out.writeInt16BE(attributes, ATTRIBUTES);
+  out.writeInt32BE(lastOffsetDelta, LAST_OFFSET_DELTA);
+  writeInt64(out, BASE_TIMESTAMP, baseTimestamp);
   writeInt64(
-    buf,
+    out,
     MAX_TIMESTAMP,
     input.logAppendTime && input.maxTimestamp !== undefined
       ? input.maxTimestamp
-      : records.length === 0
+      : n === 0
         ? (input.maxTimestamp ?? -1)
         : maxTs,
   );
-  writeInt64(buf, PRODUCER_ID, input.producerId ?? -1);
-  buf.writeInt16BE(input.producerEpoch ?? -1, PRODUCER_EPOCH);
-  buf.writeInt32BE(input.baseSequence ?? -1, BASE_SEQUENCE);
-  buf.writeInt32BE(records.length, RECORD_COUNT);
-  payload.copy(buf, RECORDS);
-  rewriteCrc(buf, 0);
-  return buf;
+  writeInt64(out, PRODUCER_ID, input.producerId ?? -1);
+  out.writeInt16BE(input.producerEpoch ?? -1, PRODUCER_EPOCH);
+  out.writeInt32BE(input.baseSequence ?? -1, BASE_SEQUENCE);
+  out.writeInt32BE(n, RECORD_COUNT);
+  rewriteCrc(out, 0);
+  return out;
+}
+
+/** Bytes of a zigzag varint/varlong (values are safe integers). */
+function zigzagSize(v: number): number {
+  let u = v >= 0 ? v * 2 : -v * 2 - 1;
+  let size = 1;
+  while (u >= 128) {
+    u = Math.floor(u / 128);
+    size++;
+  }
+  return size;
+}
+
+function writeZigzag(buf: Buffer, pos: number, v: number): number {
+  let u = v >= 0 ? v * 2 : -v * 2 - 1;
+  while (u >= 128) {
+    buf[pos++] = (u % 128) | 0x80;
+    u = Math.floor(u / 128);
+  }
+  buf[pos++] = u;
+  return pos;
+}
+
+function writeBytes(buf: Buffer, pos: number, b: Buffer | null): number {
+  if (b === null) {
+    buf[pos] = 1; // zigzag(-1)
+    return pos + 1;
+  }
+  pos = writeZigzag(buf, pos, b.length);
+  return pos + b.copy(buf, pos);
 }
 
 /** Control record key (version i16, type i16): 0 abort, 1 commit. */
@@ -447,60 +520,5 @@ class VarReader {
     const out = this.buf.subarray(this.pos, this.pos + len);
     this.pos += len;
     return out;
-  }
-}
-
-class VarWriter {
-  private chunks: Buffer[] = [];
-  private scratch = Buffer.alloc(256);
-  private used = 0;
-
-  private ensure(n: number): void {
-    if (this.used + n <= this.scratch.length) return;
-    this.chunks.push(this.scratch.subarray(0, this.used));
-    this.scratch = Buffer.alloc(Math.max(256, n));
-    this.used = 0;
-  }
-
-  u8(v: number): void {
-    this.ensure(1);
-    this.scratch[this.used++] = v;
-  }
-
-  private unsigned(u: number): void {
-    this.ensure(10);
-    while (u >= 128) {
-      this.scratch[this.used++] = (u % 128) | 0x80;
-      u = Math.floor(u / 128);
-    }
-    this.scratch[this.used++] = u;
-  }
-
-  varint(v: number): void {
-    this.unsigned(v >= 0 ? v * 2 : -v * 2 - 1);
-  }
-
-  varlong(v: number): void {
-    this.unsigned(v >= 0 ? v * 2 : -v * 2 - 1);
-  }
-
-  raw(b: Buffer): void {
-    this.chunks.push(this.scratch.subarray(0, this.used), b);
-    this.scratch = Buffer.alloc(256);
-    this.used = 0;
-  }
-
-  bytes(b: Buffer | null): void {
-    if (b === null) {
-      this.varint(-1);
-      return;
-    }
-    this.varint(b.length);
-    this.raw(b);
-  }
-
-  finish(): Buffer {
-    this.chunks.push(this.scratch.subarray(0, this.used));
-    return Buffer.concat(this.chunks);
   }
 }

@@ -1,13 +1,15 @@
 /**
- * The worker's Kafka clients (kafkajs), configured from Kafka Connect's keys: the
- * worker's `bootstrap.servers`, `client.id`, `request.timeout.ms`, `retry.backoff.ms`;
- * `producer.*` / `consumer.*` / `admin.*` passthrough keys, and per connector
+ * The worker's Kafka clients, configured from Kafka Connect's keys: kafkajs for
+ * consumers and admin, and the settings of the source tasks' own producer
+ * (source-producer.ts). Keys read: the worker's `bootstrap.servers`, `client.id`,
+ * `request.timeout.ms`, `retry.backoff.ms`; `producer.*` / `consumer.*` / `admin.*` passthrough keys, and per connector
  * `producer.override.*` / `consumer.override.*` / `admin.override.*`
  * (connector.client.config.override.policy=All; None ignores the overrides).
  *
  * Only Kafka's key names are read (`compression.type`, `max.request.size`,
- * `buffer.memory`, `max.poll.records`, `auto.offset.reset`, ...); they are mapped onto
- * kafkajs options here and nowhere else. kafkajs's own logs go to our pino logger.
+ * `buffer.memory`, `max.in.flight.requests.per.connection`, `delivery.timeout.ms`,
+ * `auto.offset.reset`, ...); they are mapped onto client options here and nowhere
+ * else. kafkajs's own logs go to our pino logger.
  * Compression codecs other than gzip are registered with kafkajs from
  * src/protocol/compression.ts, so consumers read batches any producer compressed.
  */
@@ -18,7 +20,7 @@ import kafkajs, {
   type LogEntry,
   logLevel,
 } from 'kafkajs';
-import { compress, decompress } from '../../protocol/compression.ts';
+import { CompressionCodec, compress, decompress } from '../../protocol/compression.ts';
 import type { Logger } from '../../util/logger.ts';
 import { ConnectException } from '../api/errors.ts';
 import { withPrefix } from './plugin-config.ts';
@@ -116,26 +118,41 @@ export function numberKey(
   return n;
 }
 
-const compressionTypes: Record<string, CompressionTypes> = {
-  none: CompressionTypes.None,
-  gzip: CompressionTypes.GZIP,
-  snappy: CompressionTypes.Snappy,
-  lz4: CompressionTypes.LZ4,
-  zstd: CompressionTypes.ZSTD,
+const compressionCodecs: Record<string, CompressionCodec> = {
+  none: CompressionCodec.none,
+  gzip: CompressionCodec.gzip,
+  snappy: CompressionCodec.snappy,
+  lz4: CompressionCodec.lz4,
+  zstd: CompressionCodec.zstd,
 };
 
-/** What the source task runner needs from the producer keys. */
+/** What the source task runner and its producer need from the producer keys. */
 export interface ProducerSettings {
-  compression: CompressionTypes;
+  compression: CompressionCodec;
   /** Upper bound of one produce request's record bytes (Kafka's max.request.size). */
   maxRequestBytes: number;
   /** Outstanding (unacknowledged) record bytes before polling pauses (buffer.memory). */
   bufferMemory: number;
+  /** Produce requests in flight at once (max.in.flight.requests.per.connection, 1 to 5). */
+  maxInFlight: number;
+  /** How long to wait for a produce answer (request.timeout.ms). */
+  requestTimeoutMs: number;
+  /** How long a record may keep being retried before the task fails (delivery.timeout.ms). */
+  deliveryTimeoutMs: number;
+  /** Pause before a retry (retry.backoff.ms). */
+  retryBackoffMs: number;
 }
 
-export function producerSettings(config: Readonly<Record<string, string>>): ProducerSettings {
+/**
+ * The producer keys, defaulting as Kafka's producer does. `worker` supplies the
+ * worker-level request.timeout.ms and retry.backoff.ms when the producer keys do not.
+ */
+export function producerSettings(
+  config: Readonly<Record<string, string>>,
+  worker: Readonly<Record<string, unknown>> = {},
+): ProducerSettings {
   const name = (config['compression.type'] ?? 'none').trim().toLowerCase();
-  const compression = compressionTypes[name];
+  const compression = compressionCodecs[name];
   if (compression === undefined) {
     throw new ConnectException(
       `Invalid value ${name} for configuration compression.type: expected none, gzip, snappy, lz4 or zstd`,
@@ -149,10 +166,34 @@ export function producerSettings(config: Readonly<Record<string, string>>): Prod
       `Invalid value ${acks} for configuration acks: source tasks produce with acks=all`,
     );
   }
+  const idempotence = config['enable.idempotence']?.trim().toLowerCase();
+  if (idempotence !== undefined && idempotence !== 'true') {
+    throw new ConnectException(
+      `Invalid value ${idempotence} for configuration enable.idempotence: source tasks always produce idempotently, so retries never duplicate or reorder records`,
+    );
+  }
+  const maxInFlight = numberKey(config, 'max.in.flight.requests.per.connection', 5);
+  if (!Number.isInteger(maxInFlight) || maxInFlight < 1 || maxInFlight > 5) {
+    throw new ConnectException(
+      `Invalid value ${maxInFlight} for configuration max.in.flight.requests.per.connection: an idempotent producer allows 1 to 5`,
+    );
+  }
   return {
     compression,
     maxRequestBytes: numberKey(config, 'max.request.size', 1_048_576),
     bufferMemory: numberKey(config, 'buffer.memory', 33_554_432),
+    maxInFlight,
+    requestTimeoutMs: numberKey(
+      config,
+      'request.timeout.ms',
+      (worker['request.timeout.ms'] as number | undefined) ?? 30_000,
+    ),
+    deliveryTimeoutMs: numberKey(config, 'delivery.timeout.ms', 120_000),
+    retryBackoffMs: numberKey(
+      config,
+      'retry.backoff.ms',
+      (worker['retry.backoff.ms'] as number | undefined) ?? 100,
+    ),
   };
 }
 

@@ -1,26 +1,25 @@
 /**
- * The producer of one source task: kafkajs, idempotent, acks=all, with the
- * compression `compression.type` names. A task's records go out one request at a time
- * (the next batch waits for the previous acknowledgement): kafkajs assigns idempotent
- * sequence numbers per request and rolls them back on failure, which is only sound
- * without concurrent requests, and one request at a time also keeps acknowledgements in
- * send order. Records polled meanwhile accumulate and go out together in the next
- * request, which is where batching comes from.
+ * The producer of one source task: an idempotent, acks=all producer on the protocol
+ * client (src/protocol/client/producer.ts), with the compression `compression.type`
+ * names, up to `max.in.flight.requests.per.connection` requests in flight, and retries
+ * until `delivery.timeout.ms`. Each send is one request's worth of records (the task
+ * batches by `max.request.size`); sends settle in call order, so acknowledgements, and
+ * with them commitRecord and the committable offsets, follow send order.
  *
- * Partitions: kafkajs's default partitioner (the Java client's murmur2 of the key,
- * round-robin without a key), wrapped so that it writes the partition it chose onto
- * the message. kafkajs keeps each partition's messages in input order, so every
- * record's offset follows from its partition's base offset in the answer, and
- * commitRecord gets exact metadata. Topics missing from the cluster are auto-created by
- * the producer's metadata request where the broker allows it, as with Kafka's producer.
+ * Why not kafkajs, which serves consume and admin: its idempotent producer is only
+ * sound with one request in flight (it rolls sequence numbers back on failure), and its
+ * JavaScript CRC-32C, murmur2 and Long arithmetic took about a third of a CDC task's
+ * CPU. bench/connect/producer-choice.ts measures the two side by side.
+ *
+ * Partitions: the Java client's murmur2 of the key (kafkajs's DefaultPartitioner and
+ * librdkafka's murmur2_random agree), round-robin without a key. Topics missing from
+ * the cluster are auto-created by the producer's metadata request where the broker
+ * allows it, as with Kafka's producer.
  */
-import {
-  type ICustomPartitioner,
-  type Kafka,
-  type Message,
-  Partitioners,
-  type Producer,
-} from 'kafkajs';
+import { ClusterClient } from '../../protocol/client/cluster-client.ts';
+import { IdempotentProducer } from '../../protocol/client/producer.ts';
+import type { RecordHeader } from '../../protocol/record-batch.ts';
+import type { Logger } from '../../util/logger.ts';
 import type { RecordMetadata } from '../api/source-task.ts';
 import type { ProducerSettings } from './kafka-clients.ts';
 
@@ -37,85 +36,77 @@ export interface ProducedRecord {
 
 export interface SourceProducer {
   connect(): Promise<void>;
-  /** Send in one request; resolves with each record's metadata, in input order. */
+  /**
+   * Send in one request; resolves with each record's metadata, in input order. Several
+   * sends may be outstanding (up to `maxInFlight`); they settle in call order.
+   */
   send(records: readonly ProducedRecord[]): Promise<RecordMetadata[]>;
+  /** How many sends may be outstanding at once. */
+  readonly maxInFlight: number;
   disconnect(): Promise<void>;
 }
 
-/** The default partitioner, recording its choice on the message. */
-const recordingPartitioner: ICustomPartitioner = () => {
-  const inner = Partitioners.DefaultPartitioner();
-  return (args) => {
-    const partition = inner(args);
-    (args.message as Message).partition = partition;
-    return partition;
-  };
-};
-
-export class KafkajsSourceProducer implements SourceProducer {
-  private readonly producer: Producer;
+export class KafkaSourceProducer implements SourceProducer {
+  private readonly producer: IdempotentProducer;
+  readonly maxInFlight: number;
 
   constructor(
-    kafka: Kafka,
-    private readonly settings: ProducerSettings,
+    bootstrapServers: string[],
+    clientId: string,
+    settings: ProducerSettings,
+    logger: Logger,
   ) {
-    this.producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      // Kafka's producer retries until delivery.timeout.ms; kafkajs's idempotent
-      // producer wants unlimited retries (fewer may break its sequence numbers).
-      retry: { retries: Number.MAX_SAFE_INTEGER, maxRetryTime: 30_000 },
-      createPartitioner: recordingPartitioner,
+    const client = new ClusterClient(bootstrapServers, {
+      clientId,
+      requestTimeoutMs: settings.requestTimeoutMs + 5_000,
+    });
+    this.maxInFlight = settings.maxInFlight;
+    this.producer = new IdempotentProducer(client, {
+      codec: settings.compression,
+      requestTimeoutMs: settings.requestTimeoutMs,
+      deliveryTimeoutMs: settings.deliveryTimeoutMs,
+      retryBackoffMs: settings.retryBackoffMs,
+      maxInFlight: settings.maxInFlight,
       allowAutoTopicCreation: true,
+      onRetry: (reason) => logger.warn({ err: reason }, `${clientId}: retrying a produce request`),
     });
   }
 
   connect(): Promise<void> {
-    return this.producer.connect();
+    return this.producer.init();
   }
 
-  disconnect(): Promise<void> {
-    return this.producer.disconnect();
+  async disconnect(): Promise<void> {
+    this.producer.close();
   }
 
   async send(records: readonly ProducedRecord[]): Promise<RecordMetadata[]> {
-    const byTopic = new Map<string, Message[]>();
-    const messages: Message[] = records.map((r) => {
-      const message: Message = {
+    const acks = await this.producer.send(
+      records.map((r) => ({
+        topic: r.topic,
+        partition: r.partition,
         key: r.key,
         value: r.value,
-        headers: r.headers,
-        ...(r.partition !== null ? { partition: r.partition } : {}),
-        ...(r.timestamp !== null ? { timestamp: String(r.timestamp) } : {}),
-      };
-      let list = byTopic.get(r.topic);
-      if (list === undefined) {
-        list = [];
-        byTopic.set(r.topic, list);
-      }
-      list.push(message);
-      return message;
-    });
-    const sentAt = Date.now();
-    const answers = await this.producer.sendBatch({
-      acks: -1,
-      compression: this.settings.compression,
-      topicMessages: [...byTopic].map(([topic, msgs]) => ({ topic, messages: msgs })),
-    });
-    const base = new Map<string, { next: number; logAppendTime: number }>();
-    for (const a of answers) {
-      base.set(`${a.topicName}\u0000${a.partition}`, {
-        next: Number(a.baseOffset ?? a.offset ?? -1),
-        logAppendTime: Number(a.logAppendTime ?? -1),
-      });
-    }
-    return records.map((r, i) => {
-      const partition = (messages[i] as Message).partition ?? -1;
-      const b = base.get(`${r.topic}\u0000${partition}`);
-      const offset = b === undefined || b.next < 0 ? -1 : b.next++;
-      const timestamp =
-        b !== undefined && b.logAppendTime >= 0 ? b.logAppendTime : (r.timestamp ?? sentAt);
-      return { topic: r.topic, partition, offset, timestamp };
-    });
+        timestamp: r.timestamp,
+        headers: headerList(r.headers),
+      })),
+    );
+    return acks.map((a, i) => ({
+      topic: (records[i] as ProducedRecord).topic,
+      partition: a.partition,
+      offset: a.offset,
+      timestamp: a.timestamp,
+    }));
   }
+}
+
+const NO_HEADERS: RecordHeader[] = [];
+
+function headerList(headers: Record<string, Buffer[]>): RecordHeader[] {
+  let out: RecordHeader[] | undefined;
+  for (const key in headers) {
+    out ??= [];
+    for (const value of headers[key] as Buffer[]) out.push({ key, value });
+  }
+  return out ?? NO_HEADERS;
 }

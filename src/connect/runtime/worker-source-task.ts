@@ -3,11 +3,13 @@
  *
  * The loop (one owner: `run`, started by `start`, ended by `stop`):
  *   poll -> per record: submit to SubmittedRecords -> transforms -> key, value and
- *   header converters -> pending queue -> the producer (source-producer.ts), one
- *   request at a time with everything pending (batching) -> on acknowledgement, in
- *   send order: ack the submitted records and call task.commitRecord.
+ *   header converters -> pending queue -> the producer (source-producer.ts), in
+ *   requests of up to max.request.size, up to max.in.flight.requests.per.connection of
+ *   them outstanding (records polled meanwhile wait in the queue: that is where batching
+ *   comes from) -> on acknowledgement, in send order: ack the submitted records and call
+ *   task.commitRecord.
  * Back-pressure: while the unacknowledged bytes exceed `buffer.memory` the loop does
- * not poll; it waits for the request in flight.
+ * not poll; it waits for a request in flight to settle.
  *
  * Offset commit (every offset.flush.interval.ms, and once more when stopping): the
  * committable offsets of SubmittedRecords (never past the first unacknowledged record
@@ -89,7 +91,12 @@ export class WorkerSourceTask {
   private readonly submitted: SubmittedRecords;
   private pending: Pending[] = [];
   private outstandingBytes = 0;
-  private sending: Promise<void> | null = null;
+  /** Sends started and not yet settled (at most producer.maxInFlight). */
+  private inFlight = 0;
+  /** Settles once the latest send has been handed to the producer: keeps send order. */
+  private sendOrder: Promise<void> = Promise.resolve();
+  /** Settles once the latest send's acknowledgements have been processed. */
+  private lastSettled: Promise<void> = Promise.resolve();
   private stopping = false;
   private paused: boolean;
   private failed: unknown;
@@ -165,8 +172,8 @@ export class WorkerSourceTask {
           await this.waitForSignal();
           continue;
         }
-        if (this.outstandingBytes >= o.bufferMemory && this.sending !== null) {
-          await this.sending;
+        if (this.outstandingBytes >= o.bufferMemory && this.inFlight > 0) {
+          await this.waitForSignal();
           continue;
         }
         let records: SourceRecord[] | null;
@@ -196,7 +203,7 @@ export class WorkerSourceTask {
     if (this.failed !== undefined && !this.stopping) {
       // A failed task keeps the offsets of what the broker acknowledged, then releases
       // everything; the worker's later stop() finds nothing left to do.
-      if (this.sending !== null) await this.sending;
+      await this.lastSettled;
       await this.commitOffsets();
       await this.close();
     }
@@ -259,35 +266,57 @@ export class WorkerSourceTask {
     };
   }
 
-  /** Start a request with everything pending, unless one is in flight. */
+  /**
+   * Start requests of up to max.request.size with what is pending, while fewer than
+   * the producer's max in flight are outstanding.
+   */
   private kickSend(): void {
-    if (this.sending !== null || this.pending.length === 0 || this.failed !== undefined) return;
-    let bytes = 0;
-    let n = 0;
     while (
-      n < this.pending.length &&
-      (n === 0 || bytes + (this.pending[n] as Pending).bytes <= this.o.maxRequestBytes)
+      this.inFlight < this.o.producer.maxInFlight &&
+      this.pending.length > 0 &&
+      this.failed === undefined
     ) {
-      bytes += (this.pending[n] as Pending).bytes;
-      n++;
+      let bytes = 0;
+      let n = 0;
+      while (
+        n < this.pending.length &&
+        (n === 0 || bytes + (this.pending[n] as Pending).bytes <= this.o.maxRequestBytes)
+      ) {
+        bytes += (this.pending[n] as Pending).bytes;
+        n++;
+      }
+      const batch = this.pending.splice(0, n);
+      this.inFlight++;
+      this.lastSettled = this.sendBatch(batch, this.lastSettled).finally(() => {
+        this.inFlight--;
+        this.kickSend();
+        this.signal();
+      });
     }
-    const batch = this.pending.splice(0, n);
-    this.sending = this.sendBatch(batch).finally(() => {
-      this.sending = null;
-      this.kickSend();
-      this.signal();
-    });
   }
 
-  private async sendBatch(batch: Pending[]): Promise<void> {
+  private async sendBatch(batch: Pending[], previous: Promise<void>): Promise<void> {
     const { o } = this;
     try {
-      if (o.topicCreation !== null && o.admin !== null) {
-        for (const topic of new Set(batch.map((p) => p.produced.topic))) {
-          await o.topicCreation.ensure(topic, o.admin);
+      // Topic creation may wait on the admin client: the hand-over to the producer is
+      // chained so that requests still go out in the order they were formed.
+      const started = this.sendOrder.then(async () => {
+        if (o.topicCreation !== null && o.admin !== null) {
+          for (const topic of new Set(batch.map((p) => p.produced.topic))) {
+            await o.topicCreation.ensure(topic, o.admin);
+          }
         }
-      }
-      const metadata = await o.producer.send(batch.map((p) => p.produced));
+        return { acks: o.producer.send(batch.map((p) => p.produced)) };
+      });
+      this.sendOrder = started.then(
+        () => undefined,
+        () => undefined,
+      );
+      const { acks } = await started;
+      acks.catch(() => undefined);
+      // Acknowledgements are processed in send order, whatever order promises settle in.
+      await previous;
+      const metadata = await acks;
       for (const p of batch) {
         if (this.topicsUsed.has(p.produced.topic)) continue;
         this.topicsUsed.add(p.produced.topic);
@@ -416,8 +445,8 @@ export class WorkerSourceTask {
       let drained = true;
       if (this.failed === undefined) {
         drained = await this.submitted.awaitAllAcknowledged(o.offsetFlushTimeoutMs);
-      } else if (this.sending !== null) {
-        await this.sending;
+      } else {
+        await this.lastSettled;
       }
       if (!drained) {
         o.logger.warn(

@@ -36,7 +36,7 @@ import { OffsetStorageWriter } from './offset-storage-writer.ts';
 import { listValue } from './plugin-config.ts';
 import type { PluginRegistry } from './plugins.ts';
 import { createRecordConverters } from './record-converters.ts';
-import { KafkajsSourceProducer } from './source-producer.ts';
+import { KafkaSourceProducer } from './source-producer.ts';
 import { type StatusListener, taskIdString } from './status-listener.ts';
 import { TopicCreation } from './topic-creation.ts';
 import { TransformationChain } from './transformation-chain.ts';
@@ -279,7 +279,7 @@ export class Worker {
         (worker['task.shutdown.graceful.timeout.ms'] as number | undefined) ?? 5000,
     };
     if (manifest.type === 'source') {
-      const settings = producerSettings(clientConfig('producer', worker, connectorConfig));
+      const settings = producerSettings(clientConfig('producer', worker, connectorConfig), worker);
       const topicCreation = TopicCreation.fromConfig(
         worker['topic.creation.enable'] !== false,
         withTopicCreationDefaults(manifest, connectorConfig),
@@ -288,7 +288,12 @@ export class Worker {
         ...common,
         task: manifest.createTask(),
         operator: this.operator(id, connectorConfig, []),
-        producer: new KafkajsSourceProducer(this.kafka, settings),
+        producer: new KafkaSourceProducer(
+          (worker['bootstrap.servers'] as string[] | undefined) ?? [],
+          `connector-producer-${id.connector}-${id.task}`,
+          settings,
+          this.logger,
+        ),
         offsetReader: new ConnectorOffsetReader(id.connector, this.o.offsetStore),
         offsetWriter: new OffsetStorageWriter(id.connector, this.o.offsetStore),
         topicCreation,

@@ -1,8 +1,8 @@
 /**
  * A small cluster-aware client over BrokerConnection: bootstrap, metadata, one
  * connection per broker, partition leaders and group coordinators. Enough for the
- * Connect runtime's internal-topic reader and its `connect` group membership; data
- * produce and consume go through kafkajs.
+ * Connect runtime's internal-topic reader, its `connect` group membership and the
+ * source tasks' producer (producer.ts); consume and admin go through kafkajs.
  *
  * Retries: a request that fails because its connection died, or because the broker
  * answered with a retriable "wrong node" error, is the caller's to retry after

@@ -1,7 +1,14 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { Partitioners } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ApiKey } from '../../../src/protocol/api-keys.ts';
+import { ClusterClient } from '../../../src/protocol/client/cluster-client.ts';
+import {
+  IdempotentProducer,
+  type ProducerOptions,
+  type ProducerRecord,
+} from '../../../src/protocol/client/producer.ts';
 import { kafka } from '../../conformance/helpers/kafkajs.ts';
 import { consumeAll } from '../../conformance/helpers/kcat.ts';
 import { startTestBroker, type TestBroker } from '../../helpers/broker.ts';
@@ -107,5 +114,130 @@ describe('idempotent kafkajs producer with lost responses', () => {
       (r) => r.value,
     );
     expect(values).toEqual(Array.from({ length: 12 }, (_, i) => [`v${i}`, `w${i}`]).flat());
+  });
+});
+
+/** Our own producer (src/protocol/client/producer.ts), pipelining up to five sends. */
+async function ownProducer(bootstrap: string, options: ProducerOptions = {}) {
+  const producer = new IdempotentProducer(new ClusterClient(bootstrap, { clientId: 'test' }), {
+    retryBackoffMs: 20,
+    ...options,
+  });
+  onTestFinished(() => producer.close());
+  await producer.init();
+  return producer;
+}
+
+function keyedRecords(topic: string, round: number, perRound: number): ProducerRecord[] {
+  return Array.from({ length: perRound }, (_, i) => ({
+    topic,
+    partition: null,
+    key: Buffer.from(`key-${i % 7}`),
+    value: Buffer.from(`r${round}-${i}`),
+    timestamp: null,
+    headers: i % 2 === 0 ? [{ key: 'h', value: Buffer.from(String(i)) }] : [],
+  }));
+}
+
+/** Sends `rounds` sends of `perRound` records without waiting between them. */
+async function pipelined(producer: IdempotentProducer, topic: string, rounds: number) {
+  const sends = Array.from({ length: rounds }, (_, round) =>
+    producer.send(keyedRecords(topic, round, 10)),
+  );
+  return Promise.all(sends);
+}
+
+describe('IdempotentProducer (protocol client)', () => {
+  it('pipelined sends land once each, keyed as kafkajs partitions, with the offsets it reports', async () => {
+    const s = await setup(useTmpDir('own-producer-'));
+    const bootstrap = `127.0.0.1:${s.proxy.port}`;
+    const admin = kafka(bootstrap).admin();
+    await admin.connect();
+    onTestFinished(() => admin.disconnect());
+    await admin.createTopics({ topics: [{ topic: 'own', numPartitions: 3 }] });
+    const producer = await ownProducer(bootstrap);
+    const acks = await pipelined(producer, 'own', 30);
+
+    const records = await consumeAll(bootstrap, 'own');
+    expect(records).toHaveLength(300);
+    const partitioner = Partitioners.DefaultPartitioner();
+    for (const r of records) {
+      const expected = partitioner({
+        topic: 'own',
+        partitionMetadata: [0, 1, 2].map((p) => ({ partitionId: p, leader: 0 })),
+        message: { key: r.key },
+      } as never);
+      expect(r.partition).toBe(expected);
+    }
+    // Every reported (partition, offset) holds exactly the record sent.
+    const at = new Map(records.map((r) => [`${r.partition}/${r.offset}`, r.value]));
+    for (const [n, round] of acks.entries()) {
+      for (const [i, a] of round.entries()) {
+        expect(at.get(`${a.partition}/${a.offset}`)).toBe(`r${n}-${i}`);
+      }
+    }
+    // Per key, the order of sending.
+    for (let k = 0; k < 7; k++) {
+      const values = records.filter((r) => r.key === `key-${k}`).map((r) => r.value);
+      const sent = Array.from({ length: 30 }, (_, round) =>
+        Array.from({ length: 10 }, (_, i) => i)
+          .filter((i) => i % 7 === k)
+          .map((i) => `r${round}-${i}`),
+      ).flat();
+      expect(values).toEqual(sent);
+    }
+  });
+
+  it('resends batches whose answers were lost, in order, without duplicates', async () => {
+    const s = await setup(useTmpDir('own-producer-drop-'));
+    for (const n of [2, 3, 9, 20]) s.dropAt.add(n);
+    const bootstrap = `127.0.0.1:${s.proxy.port}`;
+    const producer = await ownProducer(bootstrap);
+    const acks = await pipelined(producer, 'own-drop', 40);
+    expect(s.drops()).toBe(4);
+    const records = await consumeAll(bootstrap, 'own-drop');
+    expect(records.map((r) => r.value)).toEqual(
+      Array.from({ length: 40 }, (_, round) =>
+        Array.from({ length: 10 }, (_, i) => `r${round}-${i}`),
+      ).flat(),
+    );
+    expect(acks.flat().map((a) => a.offset)).toEqual(records.map((r) => r.offset));
+  });
+
+  it('keeps every record across a broker restart in the middle of pipelined sends', async () => {
+    const s = await setup(useTmpDir('own-producer-restart-'));
+    s.dropAt.add(5);
+    s.setOnDrop(() => s.restart());
+    const bootstrap = `127.0.0.1:${s.proxy.port}`;
+    const producer = await ownProducer(bootstrap);
+    await pipelined(producer, 'own-restart', 25);
+    await s.settled();
+    const records = await consumeAll(bootstrap, 'own-restart');
+    expect(records.map((r) => r.value)).toEqual(
+      Array.from({ length: 25 }, (_, round) =>
+        Array.from({ length: 10 }, (_, i) => `r${round}-${i}`),
+      ).flat(),
+    );
+  });
+
+  it('fails a send the broker refuses, names the error, and refuses later sends', async () => {
+    const s = await setup(useTmpDir('own-producer-large-'));
+    const bootstrap = `127.0.0.1:${s.proxy.port}`;
+    const admin = kafka(bootstrap).admin();
+    await admin.connect();
+    onTestFinished(() => admin.disconnect());
+    await admin.createTopics({
+      topics: [{ topic: 'small', configEntries: [{ name: 'max.message.bytes', value: '1000' }] }],
+    });
+    const producer = await ownProducer(bootstrap);
+    const big = { topic: 'small', partition: null, key: null, timestamp: null, headers: [] };
+    await expect(producer.send([{ ...big, value: Buffer.alloc(5000) }])).rejects.toThrow(
+      /MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/,
+    );
+    await expect(producer.send([{ ...big, value: Buffer.from('ok') }])).rejects.toThrow();
+    const fresh = await ownProducer(bootstrap);
+    await expect(fresh.send([{ ...big, partition: 4, value: Buffer.from('x') }])).rejects.toThrow(
+      /partition 4 of topic small does not exist: the topic has 1 partitions/,
+    );
   });
 });

@@ -1,0 +1,432 @@
+/**
+ * An idempotent producer (acks=all) on the protocol client: the Java producer's
+ * delivery rules without its accumulator, for callers that already batch (the Connect
+ * runtime's source tasks hand over a whole request's worth of records per send).
+ *
+ * One send -> records partitioned (explicit partition, else the Java client's murmur2
+ * of the key, else round-robin) -> one v2 batch per partition with the next sequence
+ * numbers of that partition -> one Produce request per leader, written at once.
+ * Up to `maxInFlight` sends (Kafka's max.in.flight.requests.per.connection, 5, which is
+ * also the broker's window of remembered batches per producer) are in flight together,
+ * so encoding the next request overlaps the broker appending the previous one.
+ *
+ * Ordering and retries: sends are prepared in call order and settle in call order.
+ * A batch that fails with a retriable error (or whose connection dies) is resent with
+ * the same bytes, hence the same sequence numbers, but only after every earlier send
+ * has settled, so a partition's batches reach the broker in sequence order; later
+ * batches that the broker refused as out of order meanwhile are resent after it in
+ * turn. A resent batch that had in fact been appended is answered as a duplicate with
+ * its original offsets. A second out-of-order answer after every earlier send settled
+ * is a real gap and fails the send, as do non-retriable errors and running past
+ * `deliveryTimeoutMs`. After a failed send the producer refuses further sends: its
+ * sequences can no longer be trusted, and the caller starts a new producer.
+ */
+import { ApiKey } from '../api-keys.ts';
+import type { Message } from '../codec.ts';
+import { CompressionCodec } from '../compression.ts';
+import { ErrorCode } from '../error-codes.ts';
+import { encodeBatch, type RecordHeader, type RecordInput } from '../record-batch.ts';
+import type { BrokerConnection } from './broker-connection.ts';
+import { type ClusterClient, KafkaResponseError } from './cluster-client.ts';
+import { keyPartition } from './partitioner.ts';
+
+export interface ProducerRecord {
+  readonly topic: string;
+  /** Null: the partitioner chooses. */
+  readonly partition: number | null;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  /** Null: the send time. */
+  readonly timestamp: number | null;
+  readonly headers: readonly RecordHeader[];
+}
+
+/** Where one record was written. offset is -1 when the broker did not say (an old duplicate). */
+export interface RecordAck {
+  readonly partition: number;
+  readonly offset: number;
+  readonly timestamp: number;
+}
+
+export interface ProducerOptions {
+  codec?: CompressionCodec;
+  /** The Produce request's timeout, and how long to wait for its answer (request.timeout.ms). */
+  requestTimeoutMs?: number;
+  /** How long a send may keep retrying before it fails (delivery.timeout.ms). */
+  deliveryTimeoutMs?: number;
+  /** Pause before a retry (retry.backoff.ms). */
+  retryBackoffMs?: number;
+  /** Sends in flight at once (max.in.flight.requests.per.connection, at most 5). */
+  maxInFlight?: number;
+  /** Let the broker create missing topics on the metadata request (allow.auto.create.topics). */
+  allowAutoTopicCreation?: boolean;
+  /** How long partition counts are trusted before they are looked up again (metadata.max.age.ms). */
+  metadataMaxAgeMs?: number;
+  /** Told about each retry, for logging. */
+  onRetry?(reason: Error): void;
+}
+
+interface PartitionAnswer {
+  errorCode: number;
+  errorMessage: string | null;
+  baseOffset: number;
+  logAppendTime: number;
+}
+
+interface PartitionBatch {
+  readonly topic: string;
+  readonly partition: number;
+  readonly bytes: Buffer;
+  /** Positions in the send's record list, in batch order. */
+  readonly indexes: number[];
+  answer: Promise<PartitionAnswer>;
+  baseOffset: number;
+  logAppendTime: number;
+}
+
+interface Job {
+  readonly records: readonly ProducerRecord[];
+  readonly sentAt: number;
+  readonly batches: PartitionBatch[];
+}
+
+const MAX_SEQUENCE = 0x7fffffff;
+
+export class IdempotentProducer {
+  private producerId = -1;
+  private producerEpoch = -1;
+  private readonly sequences = new Map<string, number>();
+  private readonly partitionCounts = new Map<string, { count: number; at: number }>();
+  private roundRobin = 0;
+  private inFlight = 0;
+  private slotFreed: (() => void) | null = null;
+  /** Settles when the last send so far has been prepared (written to the sockets). */
+  private prepared: Promise<unknown> = Promise.resolve();
+  /** Settles when the last send so far has settled. */
+  private settled: Promise<unknown> = Promise.resolve();
+  private failure: Error | undefined;
+  private readonly o: Required<Omit<ProducerOptions, 'onRetry'>> & Pick<ProducerOptions, 'onRetry'>;
+
+  constructor(
+    private readonly client: ClusterClient,
+    options: ProducerOptions = {},
+  ) {
+    this.o = {
+      codec: CompressionCodec.none,
+      requestTimeoutMs: 30_000,
+      deliveryTimeoutMs: 120_000,
+      retryBackoffMs: 100,
+      maxInFlight: 5,
+      allowAutoTopicCreation: true,
+      metadataMaxAgeMs: 300_000,
+      ...options,
+    };
+    if (this.o.maxInFlight < 1 || this.o.maxInFlight > 5) {
+      throw new Error(
+        `max.in.flight.requests.per.connection must be between 1 and 5 for an idempotent producer, not ${this.o.maxInFlight}`,
+      );
+    }
+  }
+
+  /** Gets a producer id from the cluster (InitProducerId); call once before sending. */
+  async init(): Promise<void> {
+    const deadline = Date.now() + this.o.deliveryTimeoutMs;
+    for (;;) {
+      let error: Error;
+      try {
+        const conn = await this.client.anyConnection();
+        const answer = await conn.request(ApiKey.InitProducerId, {
+          transactionalId: null,
+          transactionTimeoutMs: 60_000,
+          producerId: -1n,
+          producerEpoch: -1,
+        });
+        if (answer.errorCode === 0) {
+          this.producerId = Number(answer.producerId);
+          this.producerEpoch = answer.producerEpoch as number;
+          return;
+        }
+        error = new KafkaResponseError(answer.errorCode, 'InitProducerId');
+        if (!(error as KafkaResponseError).retriable) throw error;
+      } catch (e) {
+        if (e instanceof KafkaResponseError && !e.retriable) throw e;
+        error = e as Error;
+      }
+      if (Date.now() > deadline) throw error;
+      this.o.onRetry?.(error);
+      await sleep(this.o.retryBackoffMs);
+    }
+  }
+
+  /**
+   * Sends records and resolves with where each was written, in input order, once the
+   * whole send is acknowledged by all in-sync replicas. Sends settle in call order.
+   */
+  send(records: readonly ProducerRecord[]): Promise<RecordAck[]> {
+    const sentAt = Date.now();
+    const job = this.prepared.then(() => this.prepare(records, sentAt));
+    this.prepared = job.catch(() => undefined);
+    const previous = this.settled;
+    const acks = job.then((j) => this.complete(j, previous));
+    this.settled = acks.catch(() => undefined);
+    return acks;
+  }
+
+  close(): void {
+    this.failure ??= new Error('producer is closed');
+    this.client.close();
+  }
+
+  private async prepare(records: readonly ProducerRecord[], sentAt: number): Promise<Job> {
+    if (this.failure) throw this.failure;
+    if (this.producerId < 0) throw new Error('producer is not initialised: call init() first');
+    const counts = new Map<string, number>();
+    for (const r of records) {
+      if (!counts.has(r.topic)) counts.set(r.topic, await this.partitionCount(r.topic, sentAt));
+    }
+
+    const groups = new Map<string, { topic: string; partition: number; indexes: number[] }>();
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const count = counts.get(r.topic)!;
+      let partition = r.partition;
+      if (partition === null) {
+        partition =
+          r.key !== null ? keyPartition(r.key, count) : (this.roundRobin++ & 0x7fffffff) % count;
+      } else if (partition < 0 || partition >= count) {
+        throw new Error(
+          `partition ${partition} of topic ${r.topic} does not exist: the topic has ${count} partitions`,
+        );
+      }
+      const tp = `${r.topic}\u0000${partition}`;
+      let group = groups.get(tp);
+      if (group === undefined) {
+        group = { topic: r.topic, partition, indexes: [] };
+        groups.set(tp, group);
+      }
+      group.indexes.push(i);
+    }
+
+    while (this.inFlight >= this.o.maxInFlight) {
+      await new Promise<void>((resolve) => {
+        this.slotFreed = resolve;
+      });
+    }
+    if (this.failure) throw this.failure;
+
+    const batches: PartitionBatch[] = [];
+    for (const [tp, group] of groups) {
+      const inputs: RecordInput[] = group.indexes.map((i) => {
+        const r = records[i]!;
+        return {
+          timestamp: r.timestamp ?? sentAt,
+          key: r.key,
+          value: r.value,
+          headers: r.headers as RecordHeader[],
+        };
+      });
+      const baseSequence = this.sequences.get(tp) ?? 0;
+      this.sequences.set(tp, nextSequence(baseSequence, inputs.length));
+      batches.push({
+        topic: group.topic,
+        partition: group.partition,
+        bytes: encodeBatch({
+          records: inputs,
+          codec: this.o.codec,
+          producerId: this.producerId,
+          producerEpoch: this.producerEpoch,
+          baseSequence,
+        }),
+        indexes: group.indexes,
+        answer: Promise.resolve({
+          errorCode: 0,
+          errorMessage: null,
+          baseOffset: -1,
+          logAppendTime: -1,
+        }),
+        baseOffset: -1,
+        logAppendTime: -1,
+      });
+    }
+    this.inFlight++;
+    await this.dispatch(batches);
+    return { records, sentAt, batches };
+  }
+
+  /** Writes the batches as one Produce request per leader; each batch gets its answer promise. */
+  private async dispatch(batches: PartitionBatch[]): Promise<void> {
+    const byLeader = new Map<BrokerConnection, PartitionBatch[]>();
+    for (const b of batches) {
+      try {
+        const conn = await this.client.leaderConnection(b.topic, b.partition);
+        let list = byLeader.get(conn);
+        if (list === undefined) {
+          list = [];
+          byLeader.set(conn, list);
+        }
+        list.push(b);
+      } catch (e) {
+        b.answer = Promise.reject(e);
+        b.answer.catch(() => undefined);
+      }
+    }
+    for (const [conn, list] of byLeader) {
+      const topics = new Map<string, Array<{ index: number; records: Buffer }>>();
+      for (const b of list) {
+        let partitions = topics.get(b.topic);
+        if (partitions === undefined) {
+          partitions = [];
+          topics.set(b.topic, partitions);
+        }
+        partitions.push({ index: b.partition, records: b.bytes });
+      }
+      const response = conn.request(
+        ApiKey.Produce,
+        {
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: this.o.requestTimeoutMs,
+          topicData: [...topics].map(([name, partitionData]) => ({ name, partitionData })),
+        },
+        { timeoutMs: this.o.requestTimeoutMs + 5_000 },
+      );
+      for (const b of list) {
+        b.answer = response.then((answer) => partitionAnswer(answer, b.topic, b.partition));
+        b.answer.catch(() => undefined);
+      }
+    }
+  }
+
+  private async complete(job: Job, previous: Promise<unknown>): Promise<RecordAck[]> {
+    const deadline = job.sentAt + this.o.deliveryTimeoutMs;
+    try {
+      let pending = job.batches;
+      let afterPrevious = false;
+      for (;;) {
+        const failed: PartitionBatch[] = [];
+        let lastError: Error | undefined;
+        for (const b of pending) {
+          let answer: PartitionAnswer;
+          try {
+            answer = await b.answer;
+          } catch (e) {
+            // A dead connection or no reachable leader: whether the batch was appended
+            // is unknown, and resending the same sequences makes that safe.
+            if (e instanceof KafkaResponseError && !e.retriable) throw e;
+            failed.push(b);
+            lastError = e as Error;
+            continue;
+          }
+          const code = answer.errorCode;
+          if (code === 0 || code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
+            b.baseOffset = code === 0 ? answer.baseOffset : -1;
+            b.logAppendTime = answer.logAppendTime;
+            continue;
+          }
+          const error = new KafkaResponseError(
+            code,
+            `Produce to ${b.topic}-${b.partition}`,
+            answer.errorMessage,
+          );
+          const outOfOrder = code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
+          if (!(error.retriable || (outOfOrder && !afterPrevious))) throw error;
+          failed.push(b);
+          lastError = error;
+        }
+        if (failed.length === 0) break;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `records for ${failed.map((b) => `${b.topic}-${b.partition}`).join(', ')} were not acknowledged within delivery.timeout.ms (${this.o.deliveryTimeoutMs} ms): ${lastError?.message}`,
+            { cause: lastError },
+          );
+        }
+        // Earlier sends first: resending now keeps each partition's sequences in order.
+        await previous;
+        afterPrevious = true;
+        if (this.failure) throw this.failure;
+        this.o.onRetry?.(lastError!);
+        await sleep(this.o.retryBackoffMs);
+        this.client.invalidate();
+        await this.dispatch(failed);
+        pending = failed;
+      }
+      await previous;
+      if (this.failure) throw this.failure;
+      return acksOf(job);
+    } catch (e) {
+      this.failure ??= e as Error;
+      throw e;
+    } finally {
+      this.inFlight--;
+      const wake = this.slotFreed;
+      this.slotFreed = null;
+      wake?.();
+    }
+  }
+
+  /** The topic's partition count, from metadata (creating the topic where allowed). */
+  private async partitionCount(topic: string, now: number): Promise<number> {
+    const known = this.partitionCounts.get(topic);
+    if (known !== undefined && now - known.at < this.o.metadataMaxAgeMs) return known.count;
+    const deadline = Date.now() + this.o.deliveryTimeoutMs;
+    for (;;) {
+      let error: Error;
+      try {
+        const [meta] = await this.client.metadata([topic], this.o.allowAutoTopicCreation);
+        if (meta !== undefined && meta.errorCode === 0 && meta.partitions.length > 0) {
+          this.partitionCounts.set(topic, { count: meta.partitions.length, at: Date.now() });
+          return meta.partitions.length;
+        }
+        const code = meta?.errorCode || ErrorCode.LEADER_NOT_AVAILABLE;
+        error = new KafkaResponseError(code, `Metadata for topic ${topic}`);
+        if (!(error as KafkaResponseError).retriable) throw error;
+      } catch (e) {
+        if (e instanceof KafkaResponseError && !e.retriable) throw e;
+        error = e as Error;
+      }
+      if (Date.now() > deadline) throw error;
+      await sleep(this.o.retryBackoffMs);
+    }
+  }
+}
+
+function partitionAnswer(answer: Message, topic: string, partition: number): PartitionAnswer {
+  for (const t of answer.responses as Message[]) {
+    if (t.name !== topic) continue;
+    for (const p of t.partitionResponses as Message[]) {
+      if (p.index !== partition) continue;
+      return {
+        errorCode: p.errorCode as number,
+        errorMessage: (p.errorMessage as string | null | undefined) ?? null,
+        baseOffset: Number(p.baseOffset),
+        logAppendTime: Number(p.logAppendTimeMs ?? -1n),
+      };
+    }
+  }
+  throw new Error(`the Produce answer has no entry for ${topic}-${partition}`);
+}
+
+function acksOf(job: Job): RecordAck[] {
+  const acks = new Array<RecordAck>(job.records.length);
+  for (const b of job.batches) {
+    for (let j = 0; j < b.indexes.length; j++) {
+      const i = b.indexes[j]!;
+      acks[i] = {
+        partition: b.partition,
+        offset: b.baseOffset < 0 ? -1 : b.baseOffset + j,
+        timestamp:
+          b.logAppendTime >= 0 ? b.logAppendTime : (job.records[i]!.timestamp ?? job.sentAt),
+      };
+    }
+  }
+  return acks;
+}
+
+/** The sequence after `count` records from `base`, wrapping past Int32.MAX to 0 as Kafka does. */
+function nextSequence(base: number, count: number): number {
+  return base > MAX_SEQUENCE - count ? count - (MAX_SEQUENCE - base) - 1 : base + count;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
