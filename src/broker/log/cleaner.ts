@@ -32,7 +32,7 @@
  * Runs on the broker thread, called by LogCleaner; it yields between segments so
  * produce and fetch requests are served while it works.
  */
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CompressionCodec } from '../../protocol/compression.ts';
 import {
@@ -122,26 +122,27 @@ export async function cleanLog(
   for (const segment of toClean) {
     await yieldToIo();
     if (!log.segments.includes(segment)) continue; // retention deleted it meanwhile
-    const out = rewriteSegment(segment, map, now, deleteHorizon, lastBatchOfProducer, result);
+    const cleanedPath = join(log.dir, segmentFileName(segment.baseOffset, '.log.cleaned'));
+    const written = rewriteSegment(
+      segment,
+      cleanedPath,
+      map,
+      now,
+      deleteHorizon,
+      lastBatchOfProducer,
+      result,
+    );
     result.bytesBefore += segment.size;
-    if (out === undefined) {
+    if (written === undefined) {
       result.bytesAfter += segment.size;
       continue;
-    }
-    const cleanedPath = join(log.dir, segmentFileName(segment.baseOffset, '.log.cleaned'));
-    const fd = openSync(cleanedPath, 'w');
-    try {
-      for (const chunk of out) writeSync(fd, chunk);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
     }
     const swapPath = join(log.dir, segmentFileName(segment.baseOffset, '.log.swap'));
     renameSync(cleanedPath, swapPath);
     fsyncDir(log.dir);
     if (log.swapInCleaned([segment], swapPath)) {
       result.segmentsRewritten++;
-      result.bytesAfter += out.reduce((sum, b) => sum + b.length, 0);
+      result.bytesAfter += written;
     }
   }
   return result;
@@ -186,82 +187,169 @@ function lastBatchPerProducer(segments: LogSegment[]): Map<number, number> {
   return last;
 }
 
-/** The segment's cleaned bytes, or undefined when cleaning would not change it. */
+/**
+ * Writes the segment's cleaned bytes to `cleanedPath` (fsynced, closed) and returns
+ * their length, or returns undefined and writes nothing when cleaning would not change
+ * the segment. Memory stays bounded whatever the segment size: the file is opened at
+ * the first batch that changes, the unchanged prefix before it is copied from the
+ * segment in chunks, and output is flushed every few megabytes.
+ */
 function rewriteSegment(
   segment: LogSegment,
+  cleanedPath: string,
   map: OffsetMap,
   now: number,
   newHorizon: number,
   lastBatchOfProducer: Map<number, number>,
   result: CleanResult,
-): Buffer[] | undefined {
-  const out: Buffer[] = [];
-  let changed = false;
-  segment.forEachBatch((buf, at) => {
-    const header = readBatchHeader(buf, at);
-    const size = 12 + header.batchLength;
-    if (header.control) {
-      out.push(buf.subarray(at, at + size));
-      return;
-    }
-    const records = decodeRecords(buf, at);
-    result.recordsRead += records.length;
-    const horizonPassed = header.hasDeleteHorizon && now >= header.baseTimestamp;
-    const kept = records.filter((r) => {
-      if (r.key !== null) {
-        const latest = map.get(r.key);
-        if (latest > r.offset) return false;
-      }
-      if (r.value === null && horizonPassed) {
-        result.tombstonesRemoved++;
-        return false;
-      }
-      return true;
-    });
-    result.recordsRemoved += records.length - kept.length;
-    const hasTombstones = kept.some((r) => r.value === null);
-    const needsHorizon = hasTombstones && !header.hasDeleteHorizon;
-    if (hasTombstones) {
-      const horizon = header.hasDeleteHorizon ? header.baseTimestamp : newHorizon;
-      if (result.earliestDeleteHorizon === undefined || horizon < result.earliestDeleteHorizon) {
-        result.earliestDeleteHorizon = horizon;
-      }
-    }
-    if (kept.length === records.length && !needsHorizon) {
-      out.push(buf.subarray(at, at + size));
-      return;
-    }
-    changed = true;
-    const keepEmpty =
-      header.producerId >= 0 && lastBatchOfProducer.get(header.producerId) === header.baseOffset;
-    if (kept.length === 0 && !keepEmpty) return;
-    const inputs: RecordInput[] = kept.map((r) => ({
-      offsetDelta: r.offset - header.baseOffset,
-      timestamp: r.timestamp,
-      key: r.key,
-      value: r.value,
-      headers: r.headers,
-    }));
-    out.push(
-      encodeBatch({
-        baseOffset: header.baseOffset,
-        records: inputs,
-        codec: header.codec as CompressionCodec,
-        partitionLeaderEpoch: header.partitionLeaderEpoch,
-        producerId: header.producerId,
-        producerEpoch: header.producerEpoch,
-        baseSequence: header.baseSequence,
-        transactional: header.transactional,
-        logAppendTime: header.logAppendTime,
-        maxTimestamp: header.maxTimestamp,
-        lastOffsetDelta: header.lastOffsetDelta,
-        deleteHorizon: hasTombstones
-          ? header.hasDeleteHorizon
-            ? header.baseTimestamp
-            : newHorizon
-          : undefined,
-      }),
+): number | undefined {
+  const out = new CleanedSegmentWriter(segment, cleanedPath);
+  try {
+    segment.forEachBatch((buf, at, filePosition) =>
+      cleanBatch(buf, at, filePosition, out, map, now, newHorizon, lastBatchOfProducer, result),
     );
+    return out.finish();
+  } catch (e) {
+    out.abandon();
+    throw e;
+  }
+}
+
+function cleanBatch(
+  buf: Buffer,
+  at: number,
+  filePosition: number,
+  out: CleanedSegmentWriter,
+  map: OffsetMap,
+  now: number,
+  newHorizon: number,
+  lastBatchOfProducer: Map<number, number>,
+  result: CleanResult,
+): void {
+  const header = readBatchHeader(buf, at);
+  const size = 12 + header.batchLength;
+  if (header.control) {
+    out.keep(buf.subarray(at, at + size));
+    return;
+  }
+  const records = decodeRecords(buf, at);
+  result.recordsRead += records.length;
+  const horizonPassed = header.hasDeleteHorizon && now >= header.baseTimestamp;
+  const kept = records.filter((r) => {
+    if (r.key !== null) {
+      const latest = map.get(r.key);
+      if (latest > r.offset) return false;
+    }
+    if (r.value === null && horizonPassed) {
+      result.tombstonesRemoved++;
+      return false;
+    }
+    return true;
   });
-  return changed ? out : undefined;
+  result.recordsRemoved += records.length - kept.length;
+  const hasTombstones = kept.some((r) => r.value === null);
+  const needsHorizon = hasTombstones && !header.hasDeleteHorizon;
+  if (hasTombstones) {
+    const horizon = header.hasDeleteHorizon ? header.baseTimestamp : newHorizon;
+    if (result.earliestDeleteHorizon === undefined || horizon < result.earliestDeleteHorizon) {
+      result.earliestDeleteHorizon = horizon;
+    }
+  }
+  if (kept.length === records.length && !needsHorizon) {
+    out.keep(buf.subarray(at, at + size));
+    return;
+  }
+  out.change(filePosition);
+  const keepEmpty =
+    header.producerId >= 0 && lastBatchOfProducer.get(header.producerId) === header.baseOffset;
+  if (kept.length === 0 && !keepEmpty) return;
+  const inputs: RecordInput[] = kept.map((r) => ({
+    offsetDelta: r.offset - header.baseOffset,
+    timestamp: r.timestamp,
+    key: r.key,
+    value: r.value,
+    headers: r.headers,
+  }));
+  out.push(
+    encodeBatch({
+      baseOffset: header.baseOffset,
+      records: inputs,
+      codec: header.codec as CompressionCodec,
+      partitionLeaderEpoch: header.partitionLeaderEpoch,
+      producerId: header.producerId,
+      producerEpoch: header.producerEpoch,
+      baseSequence: header.baseSequence,
+      transactional: header.transactional,
+      logAppendTime: header.logAppendTime,
+      maxTimestamp: header.maxTimestamp,
+      lastOffsetDelta: header.lastOffsetDelta,
+      deleteHorizon: hasTombstones
+        ? header.hasDeleteHorizon
+          ? header.baseTimestamp
+          : newHorizon
+        : undefined,
+    }),
+  );
+}
+
+const FLUSH_BYTES = 4 * 1024 * 1024;
+
+/** The `.log.cleaned` file of one segment, created only once a batch changes. */
+class CleanedSegmentWriter {
+  private fd: number | undefined;
+  private buffered: Buffer[] = [];
+  private bufferedBytes = 0;
+  private written = 0;
+
+  constructor(
+    private readonly segment: LogSegment,
+    private readonly path: string,
+  ) {}
+
+  /** An unchanged batch. Before the first change it needs no copy: change() copies the prefix. */
+  keep(batch: Buffer): void {
+    if (this.fd !== undefined) this.push(batch);
+  }
+
+  /** The batch at `filePosition` changes: from here on the output differs from the segment. */
+  change(filePosition: number): void {
+    if (this.fd !== undefined) return;
+    this.fd = openSync(this.path, 'w');
+    for (let pos = 0; pos < filePosition; pos += FLUSH_BYTES) {
+      this.push(this.segment.readAt(pos, Math.min(FLUSH_BYTES, filePosition - pos)));
+    }
+  }
+
+  push(bytes: Buffer): void {
+    this.buffered.push(bytes);
+    this.bufferedBytes += bytes.length;
+    if (this.bufferedBytes >= FLUSH_BYTES) this.flush();
+  }
+
+  /** Bytes written (file fsynced and closed), or undefined when nothing changed. */
+  finish(): number | undefined {
+    if (this.fd === undefined) return undefined;
+    this.flush();
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.fd = undefined;
+    return this.written;
+  }
+
+  abandon(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+    rmSync(this.path, { force: true });
+  }
+
+  private flush(): void {
+    for (const b of this.buffered) {
+      let done = 0;
+      while (done < b.length) done += writeSync(this.fd!, b, done, b.length - done);
+    }
+    this.written += this.bufferedBytes;
+    this.buffered = [];
+    this.bufferedBytes = 0;
+  }
 }
