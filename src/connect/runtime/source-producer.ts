@@ -17,22 +17,13 @@
  * allows it, as with Kafka's producer.
  */
 import { ClusterClient } from '../../protocol/client/cluster-client.ts';
-import { IdempotentProducer } from '../../protocol/client/producer.ts';
-import type { RecordHeader } from '../../protocol/record-batch.ts';
+import { IdempotentProducer, type ProducerRecord } from '../../protocol/client/producer.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { RecordMetadata } from '../api/source-task.ts';
 import type { ProducerSettings } from './kafka-clients.ts';
 
-export interface ProducedRecord {
-  readonly topic: string;
-  /** Null: the partitioner chooses. */
-  readonly partition: number | null;
-  readonly key: Buffer | null;
-  readonly value: Buffer | null;
-  /** Null: the send time. */
-  readonly timestamp: number | null;
-  readonly headers: Record<string, Buffer[]>;
-}
+/** A converted record: topic, partition (null: the partitioner chooses), key, value, headers. */
+export type ProducedRecord = ProducerRecord;
 
 export interface SourceProducer {
   connect(): Promise<void>;
@@ -80,33 +71,7 @@ export class KafkaSourceProducer implements SourceProducer {
     this.producer.close();
   }
 
-  async send(records: readonly ProducedRecord[]): Promise<RecordMetadata[]> {
-    const acks = await this.producer.send(
-      records.map((r) => ({
-        topic: r.topic,
-        partition: r.partition,
-        key: r.key,
-        value: r.value,
-        timestamp: r.timestamp,
-        headers: headerList(r.headers),
-      })),
-    );
-    return acks.map((a, i) => ({
-      topic: (records[i] as ProducedRecord).topic,
-      partition: a.partition,
-      offset: a.offset,
-      timestamp: a.timestamp,
-    }));
+  send(records: readonly ProducedRecord[]): Promise<RecordMetadata[]> {
+    return this.producer.send(records);
   }
-}
-
-const NO_HEADERS: RecordHeader[] = [];
-
-function headerList(headers: Record<string, Buffer[]>): RecordHeader[] {
-  let out: RecordHeader[] | undefined;
-  for (const key in headers) {
-    out ??= [];
-    for (const value of headers[key] as Buffer[]) out.push({ key, value });
-  }
-  return out ?? NO_HEADERS;
 }

@@ -31,6 +31,7 @@
  * closed. Nothing is called on the task after its stop() settled.
  */
 import type { Admin } from 'kafkajs';
+import type { RecordHeader } from '../../protocol/record-batch.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
@@ -51,6 +52,8 @@ import { errorTrace, type StatusListener, taskIdString } from './status-listener
 import { type SubmittedRecord, SubmittedRecords } from './submitted-records.ts';
 import type { TopicCreation } from './topic-creation.ts';
 import type { TransformationChain } from './transformation-chain.ts';
+
+const NO_HEADERS: readonly RecordHeader[] = [];
 
 /** Back-off after a RetriableException from poll (Kafka Connect just polls again). */
 const POLL_RETRY_BACKOFF_MS = 100;
@@ -241,20 +244,17 @@ export class WorkerSourceTask {
       c.value.fromConnectData(record.topic, record.valueSchema ?? null, record.value ?? null),
     );
     if (value === skipped) return null;
-    const headers = o.operator.execute('HEADER_CONVERTER', c.headerClass, ctx, () => {
-      const out: Record<string, Buffer[]> = {};
-      for (const h of record.headers ?? []) {
-        const bytes = c.header.toBytes(record.topic, h);
-        if (bytes === null) continue;
-        let list = out[h.key];
-        if (list === undefined) {
-          list = [];
-          out[h.key] = list;
-        }
-        list.push(bytes);
-      }
-      return out;
-    });
+    const headers =
+      record.headers === undefined || record.headers.length === 0
+        ? NO_HEADERS
+        : o.operator.execute('HEADER_CONVERTER', c.headerClass, ctx, () => {
+            const out: RecordHeader[] = [];
+            for (const h of record.headers ?? []) {
+              const bytes = c.header.toBytes(record.topic, h);
+              if (bytes !== null) out.push({ key: h.key, value: bytes });
+            }
+            return out;
+          });
     if (headers === skipped) return null;
     return {
       topic: record.topic,

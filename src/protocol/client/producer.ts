@@ -43,6 +43,7 @@ export interface ProducerRecord {
 
 /** Where one record was written. offset is -1 when the broker did not say (an old duplicate). */
 export interface RecordAck {
+  readonly topic: string;
   readonly partition: number;
   readonly offset: number;
   readonly timestamp: number;
@@ -412,6 +413,7 @@ function acksOf(job: Job): RecordAck[] {
     for (let j = 0; j < b.indexes.length; j++) {
       const i = b.indexes[j]!;
       acks[i] = {
+        topic: b.topic,
         partition: b.partition,
         offset: b.baseOffset < 0 ? -1 : b.baseOffset + j,
         timestamp:

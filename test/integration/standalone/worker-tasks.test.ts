@@ -71,6 +71,7 @@ const plugins = definePlugins(
             topic: 'scripted',
             kafkaPartition: i % 2,
             value: `v${i}`,
+            headers: i === 2 ? [{ key: 'origin', value: 'scripted' }] : [],
             sourcePartition: { stream: 'only' },
             sourceOffset: { seq: i },
           }));
@@ -168,6 +169,22 @@ describe('WorkerSourceTask', () => {
       ['v3', 1, 1],
     ]);
     expect(offsetsAtCommit).toEqual([{ partition: { stream: 'only' }, offset: { seq: 3 } }]);
+    // Headers go through the header converter onto the record.
+    const consumer = kafka.consumer({ groupId: 'scripted-reader' });
+    await consumer.connect();
+    onTestFinished(() => consumer.disconnect());
+    await consumer.subscribe({ topic: 'scripted', fromBeginning: true });
+    const headers = new Map<string, Record<string, string>>();
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const h: Record<string, string> = {};
+        for (const [k, v] of Object.entries(message.headers ?? {})) h[k] = String(v);
+        headers.set(String(message.value), h);
+      },
+    });
+    await waitFor('records consumed', () => (headers.size === 4 ? true : undefined));
+    expect(headers.get('v2')).toEqual({ origin: 'scripted' });
+    expect(headers.get('v0')).toEqual({});
   });
 });
 
