@@ -161,7 +161,7 @@ function buildOffsetMap(range: CleanRange, firstDirtyOffset: number, map: Offset
       if (last < firstDirtyOffset) return;
       if ((header.attributes & ATTR_CONTROL) === 0) {
         const records = decodeRecords(buf, at);
-        if (records.some((r) => r.key !== null && !map.hasRoomFor(r.key))) {
+        if (!map.hasRoomFor(records.length)) {
           full = true;
           return;
         }
