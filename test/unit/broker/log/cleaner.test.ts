@@ -131,6 +131,25 @@ describe('log cleaner', () => {
     );
   });
 
+  it('cleans in several passes when the offset map is too small for the dirty range', async () => {
+    const clock = new ManualClock(DAY);
+    const log = openLog(newDir(), clock);
+    const ops: Op[] = Array.from({ length: 120 }, (_, i) => ({ key: (i * 7) % 6, value: `v${i}` }));
+    const offsets = await appendOps(log, ops, clock);
+    const expected = [...latest(ops, offsets).entries()]
+      .map(([k, [o, v]]) => [k, o, v])
+      .sort((a, b) => (a[1] as number) - (b[1] as number));
+    // Room for 4 keys per pass: each pass maps a prefix of the dirty range only.
+    const cleaner = new LogCleaner({ clock, offsetMapEntries: 4 });
+    let passes = 0;
+    while (passes < 60 && readAll(log).length > expected.length) {
+      await cleaner.clean(log);
+      passes++;
+    }
+    expect(passes).toBeGreaterThan(1);
+    expect(readAll(log).sort((a, b) => a[1] - b[1])).toEqual(expected);
+  });
+
   it('keeps producer id, epoch and the original offset range of surviving batches', async () => {
     const clock = new ManualClock(DAY);
     const log = openLog(newDir(), clock);
