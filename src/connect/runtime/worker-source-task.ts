@@ -8,8 +8,9 @@
  *   them outstanding (records polled meanwhile wait in the queue: that is where batching
  *   comes from) -> on acknowledgement, in send order: ack the submitted records and call
  *   task.commitRecord.
- * Back-pressure: while the unacknowledged bytes exceed `buffer.memory` the loop does
- * not poll; it waits for a request in flight to settle.
+ * Back-pressure: while the unacknowledged bytes exceed `buffer.memory`, or a full
+ * request waits for a free slot, the loop does not poll; it waits for a request in
+ * flight to settle.
  *
  * Offset commit (every offset.flush.interval.ms, and once more when stopping): the
  * committable offsets of SubmittedRecords (never past the first unacknowledged record
@@ -94,6 +95,8 @@ export class WorkerSourceTask {
   private readonly submitted: SubmittedRecords;
   private pending: Pending[] = [];
   private outstandingBytes = 0;
+  /** Bytes converted and not yet handed to the producer. */
+  private pendingBytes = 0;
   /** Sends started and not yet settled (at most producer.maxInFlight). */
   private inFlight = 0;
   /** Settles once the latest send has been handed to the producer: keeps send order. */
@@ -175,7 +178,12 @@ export class WorkerSourceTask {
           await this.waitForSignal();
           continue;
         }
-        if (this.outstandingBytes >= o.bufferMemory && this.inFlight > 0) {
+        // A full request already waits for a free slot: polling further ahead would
+        // only hold more records in memory, not send them sooner.
+        if (
+          this.inFlight > 0 &&
+          (this.outstandingBytes >= o.bufferMemory || this.pendingBytes >= o.maxRequestBytes)
+        ) {
           await this.waitForSignal();
           continue;
         }
@@ -228,6 +236,7 @@ export class WorkerSourceTask {
       }
       const bytes = (produced.key?.length ?? 0) + (produced.value?.length ?? 0) + 64;
       this.outstandingBytes += bytes;
+      this.pendingBytes += bytes;
       this.pending.push({ record, submitted, produced, bytes });
     }
   }
@@ -286,6 +295,7 @@ export class WorkerSourceTask {
         n++;
       }
       const batch = this.pending.splice(0, n);
+      this.pendingBytes -= bytes;
       this.inFlight++;
       this.lastSettled = this.sendBatch(batch, this.lastSettled).finally(() => {
         this.inFlight--;
