@@ -245,13 +245,15 @@ export class ChangeEventSource {
       txId: tx?.xid ?? null,
       lsn,
       lastCommitLsn: this.lastCommitLsn,
-      transaction: tx
-        ? {
-            id: `${tx.xid}:${tx.commitLsn}`,
-            totalOrder: tx.order + 1,
-            dataCollectionOrder: tx.order + 1,
-          }
-        : null,
+      // Only built when events carry it: this runs once per change.
+      transaction:
+        tx && this.o.context.provideTransactionMetadata
+          ? {
+              id: `${tx.xid}:${tx.commitLsn}`,
+              totalOrder: tx.order + 1,
+              dataCollectionOrder: tx.order + 1,
+            }
+          : null,
     };
   }
 

@@ -4,24 +4,36 @@
  * point and streaming from that point continues with no gap and no overlap.
  *
  * One REPEATABLE READ, READ ONLY transaction imports the snapshot (SET TRANSACTION
- * SNAPSHOT) and reads each table through a cursor, `snapshot.fetch.size` rows per
- * FETCH, in text format (the same text pgoutput sends, so one set of parsers serves
- * both). Records are op `r` with source.snapshot "true", and "last" on the very last
- * row (one chunk is held back to know which that is). Progress per table: rows done
- * and the planner's estimate (pg_class.reltuples).
+ * SNAPSHOT) and streams each table with `COPY (SELECT <captured columns> FROM t) TO
+ * STDOUT` in text format: the same text pgoutput sends, so one set of parsers serves
+ * both (copy-text-parser.ts undoes COPY's escaping). COPY sends rows as bare CopyData
+ * messages, parsed in bulk; the cursor FETCHed through pg that it replaced paid a round
+ * trip per chunk and a result row object per row. Records are op `r` with
+ * source.snapshot "true", and "last" on the very last row (one chunk is held back to
+ * know which that is). They are handed to `emit` in chunks of `snapshot.fetch.size`
+ * rows, per table. Progress per table after each chunk: rows done and the planner's
+ * estimate (pg_class.reltuples).
  *
  * Offsets: { lsn: consistent point, txId, ts_usec, snapshot: true,
  * last_snapshot_record: true on the last row }. Crash behaviour: a snapshot is not
  * resumed mid-way; an offset with `snapshot: true` and no `last_snapshot_record` means
  * "interrupted", and the task drops the slot and snapshots again from scratch, as
- * Debezium does. Reading is paced by the caller: `read()` awaits `emit` per chunk.
+ * Debezium does. Reading is paced by the caller: each chunk's `emit` is awaited, and
+ * meanwhile the COPY is not read, so TCP holds Postgres back.
  */
 import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import type { SourceRecord } from '../../../src/connect/api/index.ts';
-import { changeRecords, type EventContext } from './event-builder.ts';
+import { CopyTextParser } from './copy-text-parser.ts';
+import { type ChangePosition, type EventContext, readRecordMaker } from './event-builder.ts';
 import type { Lsn } from './lsn.ts';
 import type { TableFilter, TableId } from './table-filter.ts';
-import { buildTableSchema, readCatalogColumns, type TableSchema } from './table-schema.ts';
+import {
+  buildTableSchema,
+  capturedColumnsOnly,
+  readCatalogColumns,
+  type TableSchema,
+} from './table-schema.ts';
 import { SESSION_OPTIONS } from './text-values.ts';
 import type { MappingModes } from './type-mapping.ts';
 import type { TypeRegistry } from './type-registry.ts';
@@ -77,7 +89,23 @@ export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }
         .x ?? 0,
     );
     const startedMicros = o.nowMicros();
-    let held: SourceRecord[] | null = null;
+    // The same for every row: where a snapshot record sits.
+    const position: ChangePosition = {
+      commitTimeMicros: startedMicros,
+      snapshot: 'true',
+      txId,
+      lsn: o.consistentPoint,
+      lastCommitLsn: null,
+    };
+    // Shared by every record but the very last, which HoldBackOne gives its own.
+    const offset = {
+      lsn: o.consistentPoint,
+      txId,
+      ts_usec: startedMicros,
+      snapshot: true,
+      last_snapshot_record: false,
+    };
+    const out = new HoldBackOne(o.emit);
     for (const id of o.tables) {
       const table = await describe(client, id, o);
       const estimated = Number(
@@ -87,74 +115,73 @@ export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }
           ])
         ).rows[0].n,
       );
+      const read = readRecordMaker(o.context, capturedColumnsOnly(table), position, offset);
       const columns = table.columns.map((c) => client.escapeIdentifier(c.name)).join(', ');
       const from = `${client.escapeIdentifier(id.schema)}.${client.escapeIdentifier(id.table)}`;
-      await client.query(
-        `DECLARE snap NO SCROLL CURSOR FOR SELECT ${columns || 'NULL'} FROM ${from}`,
+      // A table with no captured column still has rows to report: select one NULL.
+      const parser = new CopyTextParser(Math.max(1, table.columns.length));
+      const copy = client.query(
+        copyTo(`COPY (SELECT ${columns || 'NULL'} FROM ${from}) TO STDOUT`),
       );
+      let chunk: SourceRecord[] = [];
+      let rowsInChunk = 0;
       let done = 0;
-      for (;;) {
-        const result = await client.query({
-          text: `FETCH ${o.fetchSize} FROM snap`,
-          rowMode: 'array',
-        });
-        if (result.rows.length === 0) break;
-        // Snapshot rows arrive as the captured columns only: position i in the row.
-        const positioned = {
-          ...table,
-          columns: table.columns.map((c, i) => ({ ...c, position: i })),
-        };
-        positioned.keyColumns = table.keyColumns.map(
-          (k) => positioned.columns[table.columns.indexOf(k)],
-        );
-        const chunk: SourceRecord[] = [];
-        for (const row of result.rows as string[][]) {
-          const records = changeRecords(
-            o.context,
-            positioned,
-            'r',
-            null,
-            row,
-            {
-              commitTimeMicros: startedMicros,
-              snapshot: 'true',
-              txId,
-              lsn: o.consistentPoint,
-              lastCommitLsn: null,
-            },
-            {
-              lsn: o.consistentPoint,
-              txId,
-              ts_usec: startedMicros,
-              snapshot: true,
-              last_snapshot_record: false,
-            },
-          );
-          chunk.push(...records);
-        }
-        done += result.rows.length;
-        total += result.rows.length;
-        if (held) await o.emit(held);
-        held = chunk;
+      const flush = async () => {
+        done += rowsInChunk;
+        total += rowsInChunk;
+        await out.push(chunk);
+        chunk = [];
+        rowsInChunk = 0;
         o.onProgress?.({ table: id, rowsDone: done, rowsEstimated: Math.max(estimated, done) });
-      }
-      await client.query('CLOSE snap');
-    }
-    if (held && held.length > 0) {
-      const last = held[held.length - 1];
-      const value = last.value as { source: Record<string, unknown> };
-      held[held.length - 1] = {
-        ...last,
-        value: { ...value, source: { ...value.source, snapshot: 'last' } },
-        sourceOffset: { ...last.sourceOffset, last_snapshot_record: true },
       };
-      await o.emit(held);
+      // Async iteration reads the stream in paused mode: while a chunk's emit is
+      // pending nothing is pulled, the stream's buffer fills, pg-copy-streams stops
+      // reading the socket and TCP holds the server back.
+      for await (const data of copy as AsyncIterable<Buffer>) {
+        parser.push(data);
+        for (let row = parser.nextRow(); row !== null; row = parser.nextRow()) {
+          chunk.push(read(row));
+          if (++rowsInChunk === o.fetchSize) await flush();
+        }
+      }
+      parser.end();
+      if (rowsInChunk > 0) await flush();
     }
+    await out.finish();
     await client.query('COMMIT');
   } finally {
     await client.end().catch(() => undefined);
   }
   return { rows: total };
+}
+
+/**
+ * Hands chunks on one behind, so that the very last record of the snapshot can be
+ * marked (source.snapshot "last", offset last_snapshot_record) before it leaves.
+ */
+class HoldBackOne {
+  private held: SourceRecord[] | null = null;
+
+  constructor(private readonly emit: SnapshotOptions['emit']) {}
+
+  async push(chunk: SourceRecord[]): Promise<void> {
+    if (this.held) await this.emit(this.held);
+    this.held = chunk;
+  }
+
+  async finish(): Promise<void> {
+    const held = this.held;
+    this.held = null;
+    if (!held || held.length === 0) return;
+    const last = held[held.length - 1];
+    const value = last.value as { source: Record<string, unknown> };
+    held[held.length - 1] = {
+      ...last,
+      value: { ...value, source: { ...value.source, snapshot: 'last' } },
+      sourceOffset: { ...last.sourceOffset, last_snapshot_record: true },
+    };
+    await this.emit(held);
+  }
 }
 
 async function describe(client: pg.Client, id: TableId, o: SnapshotOptions): Promise<TableSchema> {

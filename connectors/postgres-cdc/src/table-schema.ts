@@ -13,12 +13,14 @@
  */
 import type pg from 'pg';
 import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
+import { envelopeSchema } from './envelope-schema.ts';
 import {
   type ColumnValue,
   type RelationColumn,
   type ReplicaIdentity,
   UNCHANGED_TOAST,
 } from './pgoutput-decoder.ts';
+import { compileRowReader, type ReaderColumn, type RowReader } from './row-reader.ts';
 import type { TableFilter, TableId } from './table-filter.ts';
 import { type ColumnMapping, type MappingModes, mapColumn } from './type-mapping.ts';
 import type { TypeRegistry } from './type-registry.ts';
@@ -43,6 +45,11 @@ export interface TableSchema {
   keyColumns: CapturedColumn[];
   keySchema: Schema | null;
   valueSchema: Schema;
+  /** The `.Envelope` schema of the table's change events. */
+  envelopeSchema: Schema;
+  /** Compiled from `columns` and `keyColumns` (row-reader.ts); null without a key. */
+  readValue: RowReader;
+  readKey: RowReader | null;
 }
 
 export interface CatalogColumns {
@@ -124,7 +131,7 @@ export function buildTableSchema(args: {
     columns.map((c) => [c.name, c.schema]),
     { name: `${base}.Value`, optional: true },
   );
-  return {
+  return withReaders({
     id,
     relationOid: args.relationOid,
     topic: base,
@@ -132,6 +139,42 @@ export function buildTableSchema(args: {
     keyColumns,
     keySchema,
     valueSchema,
+    envelopeSchema: envelopeSchema(base, valueSchema),
+  });
+}
+
+/**
+ * The table as a snapshot row holds it: the snapshot selects the captured columns
+ * only, so column i of the row is captured column i. Same schemas, same topic.
+ */
+export function capturedColumnsOnly(table: TableSchema): TableSchema {
+  const columns = table.columns.map((c, i) => ({ ...c, position: i }));
+  return withReaders({
+    ...table,
+    columns,
+    keyColumns: table.keyColumns.map((k) => columns[table.columns.indexOf(k)]),
+  });
+}
+
+function withReaders(table: Omit<TableSchema, 'readValue' | 'readKey'>): TableSchema {
+  return {
+    ...table,
+    readValue: compileRowReader(table.columns.map(readerColumn)),
+    readKey: table.keySchema === null ? null : compileRowReader(table.keyColumns.map(readerColumn)),
+  };
+}
+
+function readerColumn(c: CapturedColumn): ReaderColumn {
+  return {
+    name: c.name,
+    position: c.position,
+    fromText: c.mapping.fromText,
+    missing: (v) =>
+      v === UNCHANGED_TOAST
+        ? (unavailable(c.schema) ?? fallback(c.schema))
+        : c.optional
+          ? null
+          : fallback(c.schema),
   };
 }
 
@@ -140,9 +183,7 @@ export function rowValue(
   table: TableSchema,
   tuple: readonly ColumnValue[],
 ): Record<string, unknown> {
-  const row: Record<string, unknown> = {};
-  for (const c of table.columns) row[c.name] = convert(c, tuple[c.position]);
-  return row;
+  return table.readValue(tuple);
 }
 
 /** The key struct of a row, or null for a table without a key. */
@@ -150,16 +191,7 @@ export function rowKey(
   table: TableSchema,
   tuple: readonly ColumnValue[],
 ): Record<string, unknown> | null {
-  if (table.keySchema === null) return null;
-  const key: Record<string, unknown> = {};
-  for (const c of table.keyColumns) key[c.name] = convert(c, tuple[c.position]);
-  return key;
-}
-
-function convert(c: CapturedColumn, v: ColumnValue | undefined): unknown {
-  if (v === null || v === undefined) return c.optional ? null : fallback(c.schema);
-  if (v === UNCHANGED_TOAST) return unavailable(c.schema) ?? fallback(c.schema);
-  return c.mapping.fromText(v);
+  return table.readKey === null ? null : table.readKey(tuple);
 }
 
 /**

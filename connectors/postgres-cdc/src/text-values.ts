@@ -24,8 +24,37 @@ function fractionMicros(text: string, start: number, end: number): number {
   return micros;
 }
 
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date, year 0 being 1 BC (as Date
+ * counts). Plain arithmetic (days-from-civil): a Date object per value cost more than
+ * the rest of a row's mapping.
+ */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const monthFromMarch = month > 2 ? month - 3 : month + 9;
+  const dayOfYear = Math.floor((153 * monthFromMarch + 2) / 5) + day - 1;
+  const dayOfEra =
+    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/** Two ASCII digits at `at` as a number. */
+function twoDigits(text: string, at: number): number {
+  return (text.charCodeAt(at) - 48) * 10 + (text.charCodeAt(at + 1) - 48);
+}
+
+/** Four ASCII digits at `at` as a number. */
+function fourDigits(text: string, at: number): number {
+  return twoDigits(text, at) * 100 + twoDigits(text, at + 2);
+}
+
 /** Days since 1970-01-01 of an ISO date 'YYYY-MM-DD' (with ' BC' for years before 1). */
 export function parseDateDays(text: string): number {
+  // The common shape: a four-digit year AD.
+  if (text.length === 10 && text.charCodeAt(4) === 45 /* - */)
+    return daysFromCivil(fourDigits(text, 0), twoDigits(text, 5), twoDigits(text, 8));
   const dash = text.indexOf('-', 1);
   let year = Number(text.slice(0, dash));
   const month = Number(text.slice(dash + 1, dash + 3));
@@ -46,9 +75,19 @@ export function parseTimeMicros(text: string, end = text.length): number {
 
 /** Offset in seconds of a '+HH[:MM[:SS]]' suffix starting at `at`. */
 function parseOffsetSeconds(text: string, at: number): number {
-  const sign = text[at] === '-' ? -1 : 1;
-  const parts = text.slice(at + 1).split(':');
-  return sign * (Number(parts[0]) * 3600 + Number(parts[1] ?? 0) * 60 + Number(parts[2] ?? 0));
+  const sign = text.charCodeAt(at) === 45 /* - */ ? -1 : 1;
+  let seconds = 0;
+  let unit = 3600;
+  let value = 0;
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 58 /* : */) {
+      seconds += value * unit;
+      unit /= 60;
+      value = 0;
+    } else value = value * 10 + (c - 48);
+  }
+  return sign * (seconds + value * unit);
 }
 
 /** Index of a time zone offset sign in a time or timestamp text, after `from`; -1 if none. */
@@ -66,6 +105,22 @@ function offsetIndex(text: string, from: number): number {
  * UTC wall time, as Debezium does for timestamp without time zone.
  */
 export function parseTimestampMicros(text: string): number {
+  // The common shape, 'YYYY-MM-DD HH:MM:SS...' with a four-digit year AD, by position.
+  if (
+    text.length >= 19 &&
+    text.charCodeAt(4) === 45 /* - */ &&
+    text.charCodeAt(10) === 32 /* space */ &&
+    text.charCodeAt(text.length - 1) !== 67 /* C of BC */
+  ) {
+    const days = daysFromCivil(fourDigits(text, 0), twoDigits(text, 5), twoDigits(text, 8));
+    const off = offsetIndex(text, 18);
+    const timeEnd = off < 0 ? text.length : off;
+    let micros =
+      ((twoDigits(text, 11) * 60 + twoDigits(text, 14)) * 60 + twoDigits(text, 17)) * 1_000_000 +
+      fractionMicros(text, 19, timeEnd);
+    if (off >= 0) micros -= parseOffsetSeconds(text, off) * 1_000_000;
+    return days * MICROS_PER_DAY + micros;
+  }
   let t = text;
   let bc = false;
   if (t.endsWith(' BC')) {
@@ -90,15 +145,78 @@ export function parseTimestampMicros(text: string): number {
 
 /** Debezium's ZonedTimestamp text: ISO-8601 in UTC, 'Z', fraction without trailing zeros. */
 export function formatZonedTimestamp(epochMicros: number): string {
-  const millis = Math.floor(epochMicros / 1000);
-  const iso = new Date(millis).toISOString(); // 2024-01-02T03:04:05.678Z
-  const micros = epochMicros - Math.floor(epochMicros / 1_000_000) * 1_000_000;
-  return `${iso.slice(0, 19)}${fraction(micros)}Z`;
+  const days = Math.floor(epochMicros / MICROS_PER_DAY);
+  const { year, month, day } = civilFromDays(days);
+  // Date prints years outside 0..9999 in its extended form (+010000, -000001): leave
+  // those (and NaN, which it refuses) to it.
+  if (!(year >= 0 && year <= 9999)) {
+    const iso = new Date(Math.floor(epochMicros / 1000)).toISOString();
+    const micros = epochMicros - Math.floor(epochMicros / 1_000_000) * 1_000_000;
+    return `${iso.slice(0, 19)}${fraction(micros)}Z`;
+  }
+  const ofDay = epochMicros - days * MICROS_PER_DAY;
+  const seconds = Math.floor(ofDay / 1_000_000);
+  const y = year < 1000 ? String(year).padStart(4, '0') : String(year);
+  return `${y}-${pad2(month)}-${pad2(day)}T${pad2(Math.floor(seconds / 3600))}:${pad2(
+    Math.floor(seconds / 60) % 60,
+  )}:${pad2(seconds % 60)}${fraction(ofDay - seconds * 1_000_000)}Z`;
 }
 
+/**
+ * The same for a timestamptz text. The session's TimeZone is UTC (SESSION_OPTIONS), so
+ * Postgres sends 'YYYY-MM-DD HH:MM:SS[.f]+00' with trailing zeros of the fraction
+ * dropped, which is already the answer but for two characters.
+ */
+export function formatZonedTimestampText(text: string): string {
+  const n = text.length;
+  if (
+    n >= 22 &&
+    text.charCodeAt(n - 3) === 43 /* + */ &&
+    text.charCodeAt(n - 2) === 48 &&
+    text.charCodeAt(n - 1) === 48 &&
+    text.charCodeAt(4) === 45 /* - */ &&
+    text.charCodeAt(10) === 32 /* space */ &&
+    (n === 22 || text.charCodeAt(n - 4) !== 48) /* no trailing zero in the fraction */
+  ) {
+    return `${text.slice(0, 10)}T${text.slice(11, n - 3)}Z`;
+  }
+  return formatZonedTimestamp(parseTimestampMicros(text));
+}
+
+/** Year, month (1-12) and day of days since 1970-01-01 (civil-from-days). */
+function civilFromDays(days: number): { year: number; month: number; day: number } {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra -
+      Math.floor(dayOfEra / 1460) +
+      Math.floor(dayOfEra / 36_524) -
+      Math.floor(dayOfEra / 146_096)) /
+      365,
+  );
+  const dayOfYear =
+    dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day };
+}
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+/** '.f' of a microsecond count without trailing zeros; '' for none. */
 function fraction(micros: number): string {
   if (micros === 0) return '';
-  return `.${String(micros).padStart(6, '0').replace(/0+$/, '')}`;
+  let m = micros;
+  let digits = 6;
+  while (m % 10 === 0) {
+    m /= 10;
+    digits--;
+  }
+  return `.${String(m).padStart(digits, '0')}`;
 }
 
 /** Debezium's ZonedTime text for a timetz value: the time in UTC, 'HH:MM:SS[.f]Z'. */
@@ -132,7 +250,7 @@ export function parseIntervalMicros(text: string): number {
   const secText = m[6] ?? '0';
   const negative = secText.startsWith('-');
   const [whole, frac = ''] = secText.replace('-', '').split('.');
-  const fracMicros = Number((frac + '000000').slice(0, 6));
+  const fracMicros = Number(frac.padEnd(6, '0').slice(0, 6));
   const secMicros = (Number(whole) * 1_000_000 + fracMicros) * (negative ? -1 : 1);
   return Math.trunc(seconds * 1_000_000) + secMicros;
 }
@@ -191,7 +309,56 @@ export function parseArrayLiteral(text: string): unknown[] {
  * (Kafka Connect's Decimal): '12.3' at scale 2 is 1230 -> 0x04CE.
  */
 export function decimalBytes(text: string, scale: number): Buffer {
-  return bigIntBytes(unscaled(text, scale));
+  const n = unscaledNumber(text, scale);
+  return n === null ? bigIntBytes(unscaled(text, scale)) : safeIntegerBytes(n);
+}
+
+/**
+ * The unscaled value of a decimal text when it has at most 15 digits, so a double
+ * holds it exactly; null otherwise (and for anything but digits, a sign and a point).
+ * Most decimals take this path, which skips the BigInt and hex round trip.
+ */
+function unscaledNumber(text: string, scale: number): number | null {
+  const negative = text.charCodeAt(0) === 45; /* - */
+  let n = 0;
+  let digits = 0;
+  let fracDigits = -1; // -1 until the point
+  for (let i = negative ? 1 : 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 /* . */ && fracDigits < 0) {
+      fracDigits = 0;
+      continue;
+    }
+    if (c < 48 || c > 57) return null;
+    if (fracDigits >= 0) {
+      if (fracDigits === scale) continue; // digits beyond the scale are cut, as unscaled() does
+      fracDigits++;
+    }
+    n = n * 10 + (c - 48);
+    if (++digits > 15) return null;
+  }
+  for (let f = Math.max(fracDigits, 0); f < scale; f++) {
+    n *= 10;
+    if (++digits > 15) return null;
+  }
+  return negative ? -n : n;
+}
+
+/** bigIntBytes for a safe integer, without BigInt. */
+export function safeIntegerBytes(n: number): Buffer {
+  // A negative n is written as the bitwise complement of -n - 1, byte by byte, which
+  // keeps every intermediate value exact.
+  const negative = n < 0;
+  let v = negative ? -n - 1 : n;
+  let length = 1;
+  for (let limit = 128; v >= limit; limit *= 256) length++;
+  const out = Buffer.allocUnsafe(length);
+  for (let i = length - 1; i >= 0; i--) {
+    const b = v % 256;
+    out[i] = negative ? 255 - b : b;
+    v = Math.floor(v / 256);
+  }
+  return out;
 }
 
 export function unscaled(text: string, scale: number): bigint {

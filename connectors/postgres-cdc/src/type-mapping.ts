@@ -22,10 +22,9 @@
  */
 import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
 import {
-  bigIntBytes,
   decimalBytes,
   formatZonedTime,
-  formatZonedTimestamp,
+  formatZonedTimestampText,
   parseArrayLiteral,
   parseByteaHex,
   parseDateDays,
@@ -33,7 +32,6 @@ import {
   parseTimeMicros,
   parseTimestampMicros,
   scaleOf,
-  unscaled,
 } from './text-values.ts';
 import type { TypeRegistry } from './type-registry.ts';
 
@@ -99,7 +97,7 @@ function numericMapping(typmod: number, mode: DecimalHandlingMode): ColumnMappin
         // NaN has no Decimal form; Debezium emits null for it.
         if (s === 'NaN') return null;
         const scale = scaleOf(s);
-        return { scale, value: bigIntBytes(unscaled(s, scale)) };
+        return { scale, value: decimalBytes(s, scale) };
       },
     };
   }
@@ -180,7 +178,7 @@ function baseMapping(name: string, typmod: number, modes: MappingModes): ColumnM
     case 'timestamptz':
       return {
         schema: named(Schemas.string(), DebeziumNames.ZonedTimestamp, 1),
-        fromText: (s) => formatZonedTimestamp(parseTimestampMicros(s)),
+        fromText: formatZonedTimestampText,
       };
     case 'timetz':
       return {

@@ -6,19 +6,77 @@ import { createSlotExportingSnapshot, dropSlot } from '../src/replication-slot.t
 import { readSnapshot, type SnapshotProgress } from '../src/snapshot-reader.ts';
 import { TableFilter } from '../src/table-filter.ts';
 import { SESSION_OPTIONS } from '../src/text-values.ts';
+import type { MappingModes } from '../src/type-mapping.ts';
 import { TypeRegistry } from '../src/type-registry.ts';
-import { collect, envelope } from './support.ts';
+import { ALL_TYPES_DDL, ALL_TYPES_EDGE_ROWS, ALL_TYPES_ROW } from './fixtures/all-types.ts';
+import { capture, collect, envelope, waitFor } from './support.ts';
 
 const cluster = usePostgres();
-const noFilter = () =>
+const noFilter = (columnExclude: string[] = []) =>
   new TableFilter({
     schemaInclude: [],
     schemaExclude: [],
     tableInclude: [],
     tableExclude: [],
     columnInclude: [],
-    columnExclude: [],
+    columnExclude,
   });
+
+/** Every record of a snapshot of `tables` (schema public) taken now, in a new slot. */
+async function snapshotOf(
+  db: string,
+  tables: string[],
+  opts: {
+    modes?: MappingModes;
+    filter?: TableFilter;
+    fetchSize?: number;
+    /** Called after each chunk is collected; the reader awaits it. */
+    emit?: (chunk: SourceRecord[]) => Promise<void> | void;
+  } = {},
+): Promise<{ records: SourceRecord[]; chunks: number[]; rows: number }> {
+  const connection = cluster().connectionConfig(db);
+  const sql = new pg.Client(connection);
+  await sql.connect();
+  const slot = `${db}_snapshot`;
+  const snap = await createSlotExportingSnapshot(connection, slot);
+  try {
+    const registry = new TypeRegistry(sql);
+    await registry.load();
+    const records: SourceRecord[] = [];
+    const chunks: number[] = [];
+    const { rows } = await readSnapshot({
+      connection,
+      snapshotName: snap.snapshotName,
+      consistentPoint: snap.consistentPoint,
+      tables: tables.map((table) => ({ schema: 'public', table })),
+      fetchSize: opts.fetchSize ?? 2,
+      // As support.ts's capture() sets up the stream, so both sides can be compared.
+      context: {
+        serverName: 'PostgreSQL_server',
+        database: db,
+        tombstonesOnDelete: true,
+        provideTransactionMetadata: false,
+        sourcePartition: { server: 'PostgreSQL_server' },
+        nowMs: () => 1_700_000_000_000,
+      },
+      registry,
+      modes: opts.modes ?? { decimalHandlingMode: 'precise', timePrecisionMode: 'adaptive' },
+      filter: opts.filter ?? noFilter(),
+      topicPrefix: 'PostgreSQL_server',
+      emit: (r) => {
+        chunks.push(r.length);
+        records.push(...r);
+        return opts.emit?.(r);
+      },
+      nowMicros: () => 1_700_000_000_000_000,
+    });
+    return { records, chunks, rows };
+  } finally {
+    await snap.release();
+    await dropSlot(sql, slot).catch(() => undefined);
+    await sql.end();
+  }
+}
 
 describe('snapshot inside the slot exported snapshot (real Postgres)', () => {
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -113,5 +171,144 @@ describe('snapshot inside the slot exported snapshot (real Postgres)', () => {
     cleanups.push(() => c.stop());
     const streamed = await c.commits(1);
     expect(streamed.filter((m) => m.tag === 'insert')).toMatchObject([{ after: ['26', 'late'] }]);
+  });
+
+  it.each<[string, MappingModes]>([
+    [
+      'precise decimals, adaptive time',
+      { decimalHandlingMode: 'precise', timePrecisionMode: 'adaptive' },
+    ],
+    [
+      'decimals as strings, connect time',
+      { decimalHandlingMode: 'string', timePrecisionMode: 'connect' },
+    ],
+  ])(
+    'gives every mapped type the same key, value and schemas as the stream does (%s)',
+    async (_name, modes) => {
+      const db = await cluster().freshDatabase('roundtrip');
+      const sql = new pg.Client(cluster().connectionConfig(db));
+      await sql.connect();
+      cleanups.push(() => sql.end());
+      await sql.query(ALL_TYPES_DDL);
+      const stream = await capture(cluster().connectionConfig(db), ['all_types'], modes);
+      cleanups.push(() => stream.stop());
+      await sql.query(`BEGIN; ${ALL_TYPES_ROW}; ${ALL_TYPES_EDGE_ROWS} COMMIT`);
+      await stream.transactionsDone(1);
+
+      const snapshot = await snapshotOf(db, ['all_types'], { modes });
+
+      const streamed = stream.records;
+      expect(snapshot.rows).toBe(5);
+      expect(snapshot.records.map((r) => r.key)).toEqual(streamed.map((r) => r.key));
+      expect(snapshot.records.map((r) => envelope(r).after)).toEqual(
+        streamed.map((r) => envelope(r).after),
+      );
+      expect(snapshot.records[0].keySchema).toEqual(streamed[0].keySchema);
+      expect(snapshot.records[0].valueSchema).toEqual(streamed[0].valueSchema);
+      // The hard cases did reach both sides as text, not as nulls.
+      expect(envelope(streamed[2]).after).toMatchObject({
+        t: 'tab\there\nnew line\r\\N back\\slash 日本 🎉',
+        ch: '\\N ',
+        by: Buffer.from([0x0a, 0x09, 0x5c]),
+      });
+      expect(String(envelope(streamed[4]).after?.t)).toHaveLength(35_000);
+    },
+  );
+
+  it('selects only the captured columns, and reads tables with no captured column or no rows', async () => {
+    const db = await cluster().freshDatabase('columns');
+    const sql = new pg.Client(cluster().connectionConfig(db));
+    await sql.connect();
+    cleanups.push(() => sql.end());
+    await sql.query(`CREATE TABLE wide (id int PRIMARY KEY, secret text, p point, v text);
+      INSERT INTO wide VALUES (1, 's', '(1,2)', E'a\\tb\\\\c'), (2, NULL, NULL, NULL), (3, 's', NULL, '');
+      CREATE TABLE only_point (p point); INSERT INTO only_point VALUES ('(0,0)'), (NULL);
+      CREATE TABLE empty (id int PRIMARY KEY)`);
+
+    const { records, chunks, rows } = await snapshotOf(db, ['wide', 'empty', 'only_point'], {
+      filter: noFilter(['public\\.wide\\.secret']),
+    });
+
+    expect(rows).toBe(5);
+    expect(chunks).toEqual([2, 1, 2]);
+    expect(records.map((r) => [r.topic, r.key, envelope(r).after])).toEqual([
+      ['PostgreSQL_server.public.wide', { id: 1 }, { id: 1, v: 'a\tb\\c' }],
+      ['PostgreSQL_server.public.wide', { id: 2 }, { id: 2, v: null }],
+      ['PostgreSQL_server.public.wide', { id: 3 }, { id: 3, v: '' }],
+      ['PostgreSQL_server.public.only_point', null, {}],
+      ['PostgreSQL_server.public.only_point', null, {}],
+    ]);
+    expect(envelope(records[4]).source.snapshot).toBe('last');
+  });
+
+  it('holds Postgres back while emit is pending, and carries on where it stopped', async () => {
+    const db = await cluster().freshDatabase('paced');
+    const sql = new pg.Client(cluster().connectionConfig(db));
+    await sql.connect();
+    cleanups.push(() => sql.end());
+    // 80 MB of COPY text (rows of 4 kB, stored compressed): more than the kernel's
+    // socket buffers can take (tcp_rmem max 32 MB + tcp_wmem max 4 MB here), so
+    // Postgres can only finish if the reader keeps reading.
+    await sql.query(`CREATE TABLE big (id int PRIMARY KEY, body text);
+      INSERT INTO big SELECT i, repeat(md5(i::text), 128) FROM generate_series(1, 20000) i`);
+    const copyState = async () =>
+      (
+        await sql.query(
+          `SELECT wait_event FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'COPY (SELECT%'`,
+          [db],
+        )
+      ).rows[0]?.wait_event as string | undefined;
+    let blockedOn: string | undefined;
+    let first = true;
+
+    const { rows, records } = await snapshotOf(db, ['big'], {
+      fetchSize: 100,
+      emit: async () => {
+        if (!first) return;
+        first = false;
+        // The COPY backend blocks writing to us: nothing reads the socket meanwhile.
+        blockedOn = await waitFor('the COPY to wait on its client', async () => {
+          const state = await copyState();
+          return state === 'ClientWrite' ? state : undefined;
+        });
+      },
+    });
+
+    expect(blockedOn).toBe('ClientWrite');
+    expect(rows).toBe(20_000);
+    expect(records.map((r) => (r.key as { id: number }).id)).toEqual(
+      Array.from({ length: 20_000 }, (_, i) => i + 1),
+    );
+  });
+
+  it('stops when emit fails, rejects with its error, and leaves no connection behind', async () => {
+    const db = await cluster().freshDatabase('abort');
+    const sql = new pg.Client(cluster().connectionConfig(db));
+    await sql.connect();
+    cleanups.push(() => sql.end());
+    await sql.query(`CREATE TABLE t (id int PRIMARY KEY);
+      INSERT INTO t SELECT generate_series(1, 5000)`);
+    let calls = 0;
+
+    const reading = snapshotOf(db, ['t'], {
+      fetchSize: 10,
+      emit: () => {
+        if (++calls === 3) throw new Error('the task is stopping');
+      },
+    });
+
+    await expect(reading).rejects.toThrow('the task is stopping');
+    expect(calls).toBe(3);
+    await waitFor('the snapshot connection to close', async () => {
+      const n = Number(
+        (
+          await sql.query(
+            'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+            [db],
+          )
+        ).rows[0].n,
+      );
+      return n === 0 ? true : undefined;
+    });
   });
 });

@@ -2,26 +2,10 @@ import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
 import { bigIntBytes } from '../src/text-values.ts';
+import { ALL_TYPES_DDL, ALL_TYPES_ROW } from './fixtures/all-types.ts';
 import { type Capture, capture } from './support.ts';
 
 const cluster = usePostgres();
-
-const DDL = `
-  CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
-  CREATE DOMAIN posint AS int CHECK (VALUE > 0);
-  CREATE TABLE all_types (
-    id int PRIMARY KEY, i2 smallint, i8 bigint, big bigint, f4 real, f8 double precision, b boolean,
-    t text, vc varchar(10), ch char(3), by bytea,
-    n numeric(10, 2), nv numeric, d date, tm time, tm3 time(3), tz timetz,
-    ts timestamp, ts3 timestamp(3), tstz timestamptz, iv interval,
-    u uuid, j json, jb jsonb, arr int[], tarr text[], e mood, dom posint)`;
-
-const ROW = `INSERT INTO all_types VALUES (
-    1, -32768, 9007199254740991, 9223372036854775807, 1.5, -2.25e-10, true,
-    'héllo', 'short', 'ab', '\\x00ff10',
-    -12345678.9, 1.23456, '2024-02-29', '13:14:15.123456', '13:14:15.123', '10:00:00+02',
-    '2024-02-29 13:14:15.654321', '1969-12-31 23:59:59.5', '2024-02-29 13:14:15.5+01', '1 year 2 mons 3 days 04:05:06.5',
-    'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"a": [1, 2]}', '{"b": null}', '{1,NULL,3}', '{"x y","q\\"z"}', 'happy', 5)`;
 
 describe('type mapping from pgoutput text (real Postgres)', () => {
   const open: Array<() => Promise<unknown>> = [];
@@ -33,10 +17,10 @@ describe('type mapping from pgoutput text (real Postgres)', () => {
     const db = await cluster().freshDatabase('types');
     const sql: pg.Client = await cluster().client(db);
     open.push(() => sql.end());
-    await sql.query(DDL);
+    await sql.query(ALL_TYPES_DDL);
     const c: Capture = await capture(cluster().connectionConfig(db), ['all_types'], opts);
     open.push(() => c.stop());
-    await sql.query(ROW);
+    await sql.query(ALL_TYPES_ROW);
     await c.transactionsDone(1);
     const r = c.records[0];
     const after = (r.value as { after: Record<string, unknown> }).after;
