@@ -192,6 +192,18 @@ export interface RequestToEncode {
 
 /** A request with its size prefix, as one Buffer (client side). */
 export function encodeRequest(req: RequestToEncode): Buffer {
+  return requestWriter(req).finish();
+}
+
+/**
+ * The request frame as chunks for a vectored write: record batches of a Produce
+ * request stay the caller's Buffers instead of being copied into the frame.
+ */
+export function encodeRequestChunks(req: RequestToEncode): Buffer[] {
+  return requestWriter(req).chunks();
+}
+
+function requestWriter(req: RequestToEncode): Writer {
   const schema = requireSchema(req.apiKey);
   if (req.apiVersion < schema.minVersion || req.apiVersion > schema.maxVersion) {
     throw new RangeError(`${schema.name} v${req.apiVersion} is not implemented`);
@@ -204,7 +216,7 @@ export function encodeRequest(req: RequestToEncode): Buffer {
   writeRequestHeader(w, req, requestHeaderVersion(schema, req.apiVersion));
   encodeWithHint(plan, w, req.body);
   w.patchInt32(sizeAt, w.length - 4);
-  return w.finish();
+  return w;
 }
 
 /** The correlation id of a response frame, to match it with its request; null if too short. */

@@ -298,16 +298,19 @@ export function decodeRecords(buf: Buffer, pos: number): Record[] {
 
 export interface RecordInput {
   /** Offset relative to the batch's baseOffset; defaults to the record's index. */
-  offsetDelta?: number;
-  timestamp: number;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers?: RecordHeader[];
+  readonly offsetDelta?: number;
+  /** Null: the batch's defaultTimestamp. */
+  readonly timestamp: number | null;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers?: readonly RecordHeader[];
 }
 
 export interface BatchInput {
   baseOffset?: number;
-  records: RecordInput[];
+  records: readonly RecordInput[];
+  /** The timestamp of records whose own is null (a producer's send time). */
+  defaultTimestamp?: number;
   codec?: CompressionCodec;
   partitionLeaderEpoch?: number;
   producerId?: number;
@@ -332,10 +335,11 @@ export interface BatchInput {
 export function encodeBatch(input: BatchInput): Buffer {
   const records = input.records;
   const n = records.length;
+  const defaultTimestamp = input.defaultTimestamp ?? -1;
   let minTs = Number.POSITIVE_INFINITY;
   let maxTs = -1;
   for (let i = 0; i < n; i++) {
-    const ts = records[i]!.timestamp;
+    const ts = records[i]!.timestamp ?? defaultTimestamp;
     if (ts < minTs) minTs = ts;
     if (ts > maxTs) maxTs = ts;
   }
@@ -350,7 +354,8 @@ export function encodeBatch(input: BatchInput): Buffer {
     const r = records[i]!;
     const delta = r.offsetDelta ?? i;
     if (delta > lastOffsetDelta) lastOffsetDelta = delta;
-    let size = 1 + zigzagSize(r.timestamp - baseTimestamp) + zigzagSize(delta);
+    let size =
+      1 + zigzagSize((r.timestamp ?? defaultTimestamp) - baseTimestamp) + zigzagSize(delta);
     size += r.key === null ? 1 : zigzagSize(r.key.length) + r.key.length;
     size += r.value === null ? 1 : zigzagSize(r.value.length) + r.value.length;
     const headers = r.headers;
@@ -379,7 +384,7 @@ export function encodeBatch(input: BatchInput): Buffer {
     const r = records[i]!;
     pos = writeZigzag(buf, pos, bodySizes[i]!);
     buf[pos++] = 0;
-    pos = writeZigzag(buf, pos, r.timestamp - baseTimestamp);
+    pos = writeZigzag(buf, pos, (r.timestamp ?? defaultTimestamp) - baseTimestamp);
     pos = writeZigzag(buf, pos, r.offsetDelta ?? i);
     pos = writeBytes(buf, pos, r.key);
     pos = writeBytes(buf, pos, r.value);

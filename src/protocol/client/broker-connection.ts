@@ -16,7 +16,7 @@ import { connect, type Socket } from 'node:net';
 import { ApiKey, schemaFor } from '../api-keys.ts';
 import type { Message } from '../codec.ts';
 import { ErrorCode } from '../error-codes.ts';
-import { decodeResponse, encodeRequest } from '../framing.ts';
+import { decodeResponse, encodeRequestChunks } from '../framing.ts';
 
 export class ConnectionClosedError extends Error {
   constructor(address: string, cause?: unknown) {
@@ -140,8 +140,8 @@ export class BrokerConnection {
     const version = this.versions.get(apiKey);
     if (version === undefined) throw new UnsupportedApiError(this.address, `api ${apiKey}`);
     const correlationId = this.nextCorrelationId++;
-    this.socket.write(
-      encodeRequest({
+    this.write(
+      encodeRequestChunks({
         apiKey,
         apiVersion: version,
         correlationId,
@@ -149,6 +149,17 @@ export class BrokerConnection {
         body,
       }),
     );
+  }
+
+  /** One vectored write of a frame's chunks (a Produce request's batches are not copied). */
+  private write(chunks: Buffer[]): void {
+    if (chunks.length === 1) {
+      this.socket.write(chunks[0]!);
+      return;
+    }
+    this.socket.cork();
+    for (const c of chunks) this.socket.write(c);
+    this.socket.uncork();
   }
 
   close(): void {
@@ -164,7 +175,7 @@ export class BrokerConnection {
   ): Promise<Message> {
     if (this.closedError) return Promise.reject(this.closedError);
     const correlationId = this.nextCorrelationId++;
-    const frame = encodeRequest({
+    const frame = encodeRequestChunks({
       apiKey,
       apiVersion: version,
       correlationId,
@@ -184,7 +195,7 @@ export class BrokerConnection {
         this.fail(err);
       }, timeoutMs);
       this.pending.set(correlationId, { apiKey, version, resolve, reject, timer });
-      this.socket.write(frame);
+      this.write(frame);
     });
   }
 

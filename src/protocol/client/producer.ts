@@ -25,7 +25,7 @@ import { ApiKey } from '../api-keys.ts';
 import type { Message } from '../codec.ts';
 import { CompressionCodec } from '../compression.ts';
 import { ErrorCode } from '../error-codes.ts';
-import { encodeBatch, type RecordHeader, type RecordInput } from '../record-batch.ts';
+import { encodeBatch, type RecordHeader } from '../record-batch.ts';
 import type { BrokerConnection } from './broker-connection.ts';
 import { type ClusterClient, KafkaResponseError } from './cluster-client.ts';
 import { keyPartition } from './partitioner.ts';
@@ -216,16 +216,10 @@ export class IdempotentProducer {
     if (this.failure) throw this.failure;
 
     const batches: PartitionBatch[] = [];
+    const whole = groups.size === 1;
     for (const [tp, group] of groups) {
-      const inputs: RecordInput[] = group.indexes.map((i) => {
-        const r = records[i]!;
-        return {
-          timestamp: r.timestamp ?? sentAt,
-          key: r.key,
-          value: r.value,
-          headers: r.headers as RecordHeader[],
-        };
-      });
+      // One partition (the common case): the records themselves are the batch's input.
+      const inputs = whole ? records : group.indexes.map((i) => records[i]!);
       const baseSequence = this.sequences.get(tp) ?? 0;
       this.sequences.set(tp, nextSequence(baseSequence, inputs.length));
       batches.push({
@@ -233,6 +227,7 @@ export class IdempotentProducer {
         partition: group.partition,
         bytes: encodeBatch({
           records: inputs,
+          defaultTimestamp: sentAt,
           codec: this.o.codec,
           producerId: this.producerId,
           producerEpoch: this.producerEpoch,
