@@ -84,11 +84,11 @@ export interface WorkerSourceTaskOptions {
   maxRequestBytes: number;
 }
 
-interface Pending {
-  record: SourceRecord;
-  submitted: SubmittedRecord;
-  produced: ProducedRecord;
-  bytes: number;
+/** A converted record waiting for (or in) a produce request: the producer's record itself. */
+interface Pending extends ProducedRecord {
+  readonly record: SourceRecord;
+  readonly submitted: SubmittedRecord;
+  readonly bytes: number;
 }
 
 export class WorkerSourceTask {
@@ -226,22 +226,28 @@ export class WorkerSourceTask {
     for (const record of records) {
       const submitted = this.submitted.submit(record.sourcePartition, record.sourceOffset);
       const transformed = o.transforms.apply(record, o.operator, { sourceRecord: record });
-      const produced =
-        transformed === null || transformed === skipped ? null : this.convert(transformed);
-      if (produced === null) {
+      const pending =
+        transformed === null || transformed === skipped
+          ? null
+          : this.convert(record, transformed, submitted);
+      if (pending === null) {
         // Dropped by a transform or tolerated: its offset still counts as done.
         this.submitted.ack(submitted);
         this.commitRecord(record, null);
         continue;
       }
-      const bytes = (produced.key?.length ?? 0) + (produced.value?.length ?? 0) + 64;
-      this.outstandingBytes += bytes;
-      this.pendingBytes += bytes;
-      this.pending.push({ record, submitted, produced, bytes });
+      this.outstandingBytes += pending.bytes;
+      this.pendingBytes += pending.bytes;
+      this.pending.push(pending);
     }
   }
 
-  private convert(record: SourceRecord): ProducedRecord | null {
+  /** `transformed` converted into the record to produce (null: skipped by a tolerated error). */
+  private convert(
+    original: SourceRecord,
+    record: SourceRecord,
+    submitted: SubmittedRecord,
+  ): Pending | null {
     const { o } = this;
     const c = o.converters;
     const ctx = { sourceRecord: record };
@@ -272,6 +278,9 @@ export class WorkerSourceTask {
       value,
       timestamp: record.timestamp ?? null,
       headers,
+      record: original,
+      submitted,
+      bytes: (key?.length ?? 0) + (value?.length ?? 0) + 64,
     };
   }
 
@@ -312,11 +321,11 @@ export class WorkerSourceTask {
       // chained so that requests still go out in the order they were formed.
       const started = this.sendOrder.then(async () => {
         if (o.topicCreation !== null && o.admin !== null) {
-          for (const topic of new Set(batch.map((p) => p.produced.topic))) {
+          for (const topic of new Set(batch.map((p) => p.topic))) {
             await o.topicCreation.ensure(topic, o.admin);
           }
         }
-        return { acks: o.producer.send(batch.map((p) => p.produced)) };
+        return { acks: o.producer.send(batch) };
       });
       this.sendOrder = started.then(
         () => undefined,
@@ -328,9 +337,9 @@ export class WorkerSourceTask {
       await previous;
       const metadata = await acks;
       for (const p of batch) {
-        if (this.topicsUsed.has(p.produced.topic)) continue;
-        this.topicsUsed.add(p.produced.topic);
-        o.status.topicUsed?.(o.id.connector, p.produced.topic);
+        if (this.topicsUsed.has(p.topic)) continue;
+        this.topicsUsed.add(p.topic);
+        o.status.topicUsed?.(o.id.connector, p.topic);
       }
       batch.forEach((p, i) => {
         this.outstandingBytes -= p.bytes;
