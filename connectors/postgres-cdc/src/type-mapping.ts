@@ -14,6 +14,9 @@
  *   timestamptz    io.debezium.time.ZonedTimestamp STRING (UTC, ISO-8601)
  *   timetz         io.debezium.time.ZonedTime STRING (UTC)
  *   interval       io.debezium.time.MicroDuration INT64 (month = 365.25/12 days)
+ *   'infinity' and '-infinity' of date, timestamp, timestamptz and interval: Debezium's
+ *                  sentinels (temporal-text.ts lists them); INT64 values beyond 2^53
+ *                  (timestamps before 1685 or after 2254 in µs, int8) are bigints.
  *   uuid           io.debezium.data.Uuid, json/jsonb io.debezium.data.Json, xml io.debezium.data.Xml
  *   enum           io.debezium.data.Enum STRING, parameter `allowed` = labels joined by ','
  *   domain         its base type; arrays: ARRAY of the element mapping (optional elements)
@@ -21,18 +24,17 @@
  * event (mapColumn returns null), as Debezium does.
  */
 import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
+import { int64FromText } from './int64.ts';
 import {
-  decimalBytes,
   formatZonedTime,
   formatZonedTimestampText,
-  parseArrayLiteral,
-  parseByteaHex,
   parseDateDays,
   parseIntervalMicros,
   parseTimeMicros,
   parseTimestampMicros,
-  scaleOf,
-} from './text-values.ts';
+  parseTimestampMillis,
+} from './temporal-text.ts';
+import { decimalBytes, parseArrayLiteral, parseByteaHex, scaleOf } from './text-values.ts';
 import type { TypeRegistry } from './type-registry.ts';
 
 export type DecimalHandlingMode = 'precise' | 'double' | 'string';
@@ -67,10 +69,6 @@ export const DebeziumNames = {
 
 const identity = (s: string) => s;
 const toInt = (s: string) => +s;
-const toLong = (s: string): number | bigint => {
-  const n = +s;
-  return Number.isSafeInteger(n) ? n : BigInt(s);
-};
 const named = (schema: Schema, name: string, version?: number): Schema =>
   version === undefined ? { ...schema, name } : { ...schema, name, version };
 
@@ -120,7 +118,7 @@ function baseMapping(name: string, typmod: number, modes: MappingModes): ColumnM
       return { schema: Schemas.int32(), fromText: toInt };
     case 'int8':
     case 'oid':
-      return { schema: Schemas.int64(), fromText: toLong };
+      return { schema: Schemas.int64(), fromText: int64FromText };
     case 'float4':
       return { schema: Schemas.float32(), fromText: toInt };
     case 'float8':
@@ -166,14 +164,16 @@ function baseMapping(name: string, typmod: number, modes: MappingModes): ColumnM
       };
     }
     case 'timestamp': {
-      const toMillis = (s: string) => Math.floor(parseTimestampMicros(s) / 1000);
-      if (connect) return { schema: Schemas.timestamp(), fromText: toMillis };
+      if (connect) return { schema: Schemas.timestamp(), fromText: parseTimestampMillis };
       if (precisionOf(typmod) > 3)
         return {
           schema: named(Schemas.int64(), DebeziumNames.MicroTimestamp, 1),
           fromText: parseTimestampMicros,
         };
-      return { schema: named(Schemas.int64(), DebeziumNames.Timestamp, 1), fromText: toMillis };
+      return {
+        schema: named(Schemas.int64(), DebeziumNames.Timestamp, 1),
+        fromText: parseTimestampMillis,
+      };
     }
     case 'timestamptz':
       return {

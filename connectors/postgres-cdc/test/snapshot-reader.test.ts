@@ -8,7 +8,12 @@ import { TableFilter } from '../src/table-filter.ts';
 import { SESSION_OPTIONS } from '../src/text-values.ts';
 import type { MappingModes } from '../src/type-mapping.ts';
 import { TypeRegistry } from '../src/type-registry.ts';
-import { ALL_TYPES_DDL, ALL_TYPES_EDGE_ROWS, ALL_TYPES_ROW } from './fixtures/all-types.ts';
+import {
+  ALL_TYPES_DDL,
+  ALL_TYPES_EDGE_ROWS,
+  ALL_TYPES_ROW,
+  ALL_TYPES_TEMPORAL_EDGE_ROWS,
+} from './fixtures/all-types.ts';
 import { capture, collect, envelope, waitFor } from './support.ts';
 
 const cluster = usePostgres();
@@ -192,13 +197,15 @@ describe('snapshot inside the slot exported snapshot (real Postgres)', () => {
       await sql.query(ALL_TYPES_DDL);
       const stream = await capture(cluster().connectionConfig(db), ['all_types'], modes);
       cleanups.push(() => stream.stop());
-      await sql.query(`BEGIN; ${ALL_TYPES_ROW}; ${ALL_TYPES_EDGE_ROWS} COMMIT`);
+      await sql.query(
+        `BEGIN; ${ALL_TYPES_ROW}; ${ALL_TYPES_EDGE_ROWS} ${ALL_TYPES_TEMPORAL_EDGE_ROWS} COMMIT`,
+      );
       await stream.transactionsDone(1);
 
       const snapshot = await snapshotOf(db, ['all_types'], { modes });
 
       const streamed = stream.records;
-      expect(snapshot.rows).toBe(5);
+      expect(snapshot.rows).toBe(10);
       expect(snapshot.records.map((r) => r.key)).toEqual(streamed.map((r) => r.key));
       expect(snapshot.records.map((r) => envelope(r).after)).toEqual(
         streamed.map((r) => envelope(r).after),
@@ -212,6 +219,11 @@ describe('snapshot inside the slot exported snapshot (real Postgres)', () => {
         by: Buffer.from([0x0a, 0x09, 0x5c]),
       });
       expect(String(envelope(streamed[4]).after?.t)).toHaveLength(35_000);
+      // Infinities and int64 past 2^53 came through both sides, not as NaN or rounded.
+      expect(envelope(streamed[5]).after).toMatchObject({ d: -2_147_472_692, tstz: 'infinity' });
+      expect(typeof envelope(streamed[9]).after?.ts).toBe(
+        modes.timePrecisionMode === 'connect' ? 'number' : 'bigint',
+      );
     },
   );
 

@@ -1,8 +1,14 @@
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
+import { INT64_MAX, INT64_MIN } from '../src/int64.ts';
 import { bigIntBytes } from '../src/text-values.ts';
-import { ALL_TYPES_DDL, ALL_TYPES_ROW } from './fixtures/all-types.ts';
+import type { TimePrecisionMode } from '../src/type-mapping.ts';
+import {
+  ALL_TYPES_DDL,
+  ALL_TYPES_ROW,
+  ALL_TYPES_TEMPORAL_EDGE_ROWS,
+} from './fixtures/all-types.ts';
 import { type Capture, capture } from './support.ts';
 
 const cluster = usePostgres();
@@ -13,20 +19,26 @@ describe('type mapping from pgoutput text (real Postgres)', () => {
     for (const f of open.splice(0).reverse()) await f().catch(() => undefined);
   });
 
-  async function captureRow(opts: Parameters<typeof capture>[2] = {}) {
+  /** The `after` of every row `rows` inserts (one transaction), streamed with `opts`. */
+  async function captureRows(rows: string, opts: Parameters<typeof capture>[2] = {}) {
     const db = await cluster().freshDatabase('types');
     const sql: pg.Client = await cluster().client(db);
     open.push(() => sql.end());
     await sql.query(ALL_TYPES_DDL);
     const c: Capture = await capture(cluster().connectionConfig(db), ['all_types'], opts);
     open.push(() => c.stop());
-    await sql.query(ALL_TYPES_ROW);
+    await sql.query(`BEGIN; ${rows}; COMMIT`);
     await c.transactionsDone(1);
+    const afters = c.records.map((r) => (r.value as { after: Record<string, unknown> }).after);
     const r = c.records[0];
-    const after = (r.value as { after: Record<string, unknown> }).after;
     const schemaOf = (name: string) =>
       r.valueSchema?.fields?.[1].schema.fields?.find((f) => f.name === name)?.schema;
-    return { after, schemaOf };
+    return { afters, schemaOf };
+  }
+
+  async function captureRow(opts: Parameters<typeof capture>[2] = {}) {
+    const { afters, schemaOf } = await captureRows(ALL_TYPES_ROW, opts);
+    return { after: afters[0], schemaOf };
   }
 
   it('maps every supported type as Debezium does in adaptive mode with precise decimals', async () => {
@@ -129,4 +141,58 @@ describe('type mapping from pgoutput text (real Postgres)', () => {
     expect(micro.after).toMatchObject({ tm3: (13 * 3600 + 14 * 60 + 15) * 1_000_000 + 123_000 });
     expect(micro.schemaOf('tm3')).toMatchObject({ name: 'io.debezium.time.MicroTime' });
   });
+
+  it.each<TimePrecisionMode>(['adaptive', 'adaptive_time_microseconds', 'connect'])(
+    "gives infinities Debezium's values and the ends of Postgres' ranges exactly (%s)",
+    async (timePrecisionMode) => {
+      const { afters } = await captureRows(ALL_TYPES_TEMPORAL_EDGE_ROWS, { timePrecisionMode });
+      const temporal = afters.map(({ id, d, ts, ts3, tstz, iv }) => ({ id, d, ts, ts3, tstz, iv }));
+      // ts (precision 6) is MicroTimestamp µs, but Connect's Timestamp ms in connect mode;
+      // ts3 is ms in every mode.
+      const micros = timePrecisionMode !== 'connect';
+      expect(temporal).toEqual([
+        {
+          id: 6,
+          d: -2_147_472_692,
+          ts: micros ? 9_223_372_036_825_200_000n : 9_223_372_036_825_200n,
+          ts3: 9_223_372_036_825_200n,
+          tstz: 'infinity',
+          iv: INT64_MAX,
+        },
+        {
+          id: 7,
+          d: -2_147_472_691,
+          ts: micros ? -9_223_372_036_832_400_000n : -9_223_372_036_832_400n,
+          ts3: -9_223_372_036_832_400n,
+          tstz: '-infinity',
+          iv: INT64_MIN,
+        },
+        {
+          id: 8,
+          d: 2_145_042_905,
+          // Past int64 in µs: saturated.
+          ts: micros ? INT64_MAX : 9_224_318_015_999_999n,
+          ts3: 9_224_318_015_999_999n,
+          tstz: '+294276-12-31T23:59:59.999999Z',
+          iv: INT64_MAX,
+        },
+        {
+          id: 9,
+          d: -2_440_588,
+          ts: micros ? -210_866_803_200_000_000n : -210_866_803_200_000,
+          ts3: -210_866_803_199_999,
+          tstz: '-4713-11-24T00:00:00Z',
+          iv: INT64_MIN,
+        },
+        {
+          id: 10,
+          d: 100_000_001,
+          ts: micros ? 9_007_199_254_740_992n : 9_007_199_254_740,
+          ts3: -9_007_199_254_741,
+          tstz: '+275760-09-13T00:00:00.000001Z',
+          iv: 9_467_280_000_000_000n,
+        },
+      ]);
+    },
+  );
 });
