@@ -15,6 +15,14 @@
  * so a restart can skip the changes of a partly delivered transaction up to lsn_proc.
  * When one change becomes several records (delete + tombstone, key change), all but
  * the last carry lsn_proc = LSN - 1, so a restart from any of them repeats the change.
+ *
+ * Failures: a change that cannot become records (a value its column mapping cannot
+ * represent, see UnrepresentableValueError) stops the source for good: every later
+ * message is ignored, so no record and no Commit of that transaction or any after it
+ * gets out, and nothing past the change can be confirmed to Postgres. The error is
+ * thrown from accept() (the stream reports it as a decode error, which is fatal), or,
+ * when the change was waiting in the backlog, handed to onError as the same decode
+ * error. A failed catalog lookup goes to onError as it is (retried by the caller).
  */
 import type pg from 'pg';
 import type { SourceOffset, SourceRecord } from '../../../src/connect/api/index.ts';
@@ -26,6 +34,7 @@ import {
 } from './event-builder.ts';
 import type { Lsn } from './lsn.ts';
 import type { PgoutputMessage, Tuple } from './pgoutput-decoder.ts';
+import { ReplicationStreamError } from './replication-stream.ts';
 import type { TableFilter } from './table-filter.ts';
 import { buildTableSchema, readCatalogColumns, type TableSchema } from './table-schema.ts';
 import type { MappingModes } from './type-mapping.ts';
@@ -67,24 +76,46 @@ export class ChangeEventSource {
   private tx: OpenTransaction | null = null;
   private lastCommitLsn: Lsn | null = null;
   private backlog: Array<{ m: PgoutputMessage; lsn: Lsn }> | null = null;
+  private failed = false;
 
   constructor(private readonly o: ChangeEventSourceOptions) {}
 
   /** Hand over one message (ReplicationStream's onMessage). */
   accept(m: PgoutputMessage, lsn: Lsn): void {
+    if (this.failed) return;
     if (this.backlog) {
       this.backlog.push({ m, lsn });
       return;
     }
     if (m.tag === 'relation') {
-      this.backlog = [];
-      this.applyRelation(m).then(
-        () => this.drain(),
-        (error) => this.o.onError(error),
-      );
+      this.applyRelationThenDrain(m, []);
       return;
     }
-    this.handle(m, lsn);
+    try {
+      this.handle(m, lsn);
+    } catch (error) {
+      this.failed = true;
+      throw error;
+    }
+  }
+
+  /** Holds later messages in `backlog` until the relation is applied, then handles them. */
+  private applyRelationThenDrain(
+    m: Extract<PgoutputMessage, { tag: 'relation' }>,
+    backlog: Array<{ m: PgoutputMessage; lsn: Lsn }>,
+  ): void {
+    this.backlog = backlog;
+    this.applyRelation(m).then(
+      () => {
+        try {
+          this.drain();
+        } catch (error) {
+          this.failed = true;
+          this.o.onError(new ReplicationStreamError('decode', message(error), { cause: error }));
+        }
+      },
+      (error) => this.o.onError(error),
+    );
   }
 
   private drain(): void {
@@ -94,11 +125,7 @@ export class ChangeEventSource {
       const { m, lsn } = pending[i];
       if (m.tag === 'relation') {
         // Another schema change: keep the rest queued behind it.
-        this.backlog = pending.slice(i + 1);
-        this.applyRelation(m).then(
-          () => this.drain(),
-          (error) => this.o.onError(error),
-        );
+        this.applyRelationThenDrain(m, pending.slice(i + 1));
         return;
       }
       this.handle(m, lsn);
@@ -268,4 +295,8 @@ export class ChangeEventSource {
       messageType,
     };
   }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -159,7 +159,11 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     type: 'string',
     default: 'precise',
     validator: oneOf('precise', 'double', 'string'),
-    doc: 'How numeric columns are represented.',
+    doc:
+      'How numeric columns are represented: precise (Connect Decimal, or Debezium ' +
+      'VariableScaleDecimal without a scale; a NaN or infinity fails the task, as no ' +
+      'Decimal can hold it), double (FLOAT64, NaN and infinities included) or string ' +
+      '(STRING; NaN and infinities as NAN, POSITIVE_INFINITY, NEGATIVE_INFINITY).',
     group: 'Events',
   }),
   define({

@@ -102,7 +102,10 @@ export function buildTableSchema(args: {
   const columns: CapturedColumn[] = [];
   args.columns.forEach((c, position) => {
     if (!args.filter.includesColumn(id, c.name)) return;
-    const mapping = mapColumn(args.registry, c.typeOid, c.typeMod, args.modes);
+    const mapping = mapColumn(args.registry, c.typeOid, c.typeMod, args.modes, {
+      table: id,
+      column: c.name,
+    });
     if (!mapping) return;
     const optional = !catalog.notNull.has(c.name);
     columns.push({

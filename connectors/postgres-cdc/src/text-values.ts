@@ -151,6 +151,16 @@ export function bigIntBytes(value: bigint): Buffer {
   return bytes;
 }
 
+/**
+ * True for numeric's special values: 'NaN' (every version) and 'Infinity' / '-Infinity'
+ * (Postgres 14+, unconstrained numeric only: numeric(p,s) rejects them). numeric_out
+ * never writes an exponent, so a finite value's text ends in a digit and one character
+ * tells the two apart; this runs on every numeric value.
+ */
+export function isNumericSpecial(text: string): boolean {
+  return text.charCodeAt(text.length - 1) > 57; /* past '9': the 'N' of NaN, the 'y' of Infinity */
+}
+
 /** Number of digits after the point in a decimal text (VariableScaleDecimal's scale). */
 export function scaleOf(text: string): number {
   const dot = text.indexOf('.');

@@ -6,6 +6,11 @@
  *   numeric(p,s)   decimal.handling.mode precise: Decimal (scale, connect.decimal.precision)
  *                  numeric without scale: io.debezium.data.VariableScaleDecimal {scale, value}
  *                  double: FLOAT64, string: STRING
+ *                  'NaN', 'Infinity', '-Infinity': double NaN / ±Infinity, string "NAN" /
+ *                  "POSITIVE_INFINITY" / "NEGATIVE_INFINITY", precise: the task fails
+ *                  (UnrepresentableValueError; numericMapping says why)
+ *   float4/float8  'NaN', 'Infinity', '-Infinity' as the float values (JsonConverter
+ *                  writes them as the strings "NaN", "Infinity", "-Infinity")
  *   date           io.debezium.time.Date INT32 days (connect: kafka Date)
  *   time(p)        adaptive: p<=3 io.debezium.time.Time INT32 ms, else MicroTime INT64 µs;
  *                  adaptive_time_microseconds: MicroTime; connect: kafka Time (ms)
@@ -23,8 +28,9 @@
  * Types Debezium does not know without include.unknown.datatypes are left out of the
  * event (mapColumn returns null), as Debezium does.
  */
-import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
+import { ConnectException, type Schema, Schemas } from '../../../src/connect/api/index.ts';
 import { int64FromText } from './int64.ts';
+import type { TableId } from './table-filter.ts';
 import {
   formatZonedTime,
   formatZonedTimestampText,
@@ -34,7 +40,13 @@ import {
   parseTimestampMicros,
   parseTimestampMillis,
 } from './temporal-text.ts';
-import { decimalBytes, parseArrayLiteral, parseByteaHex, scaleOf } from './text-values.ts';
+import {
+  decimalBytes,
+  isNumericSpecial,
+  parseArrayLiteral,
+  parseByteaHex,
+  scaleOf,
+} from './text-values.ts';
 import type { TypeRegistry } from './type-registry.ts';
 
 export type DecimalHandlingMode = 'precise' | 'double' | 'string';
@@ -43,6 +55,31 @@ export type TimePrecisionMode = 'adaptive' | 'adaptive_time_microseconds' | 'con
 export interface MappingModes {
   decimalHandlingMode: DecimalHandlingMode;
   timePrecisionMode: TimePrecisionMode;
+}
+
+/** The column a mapping converts, for error messages. */
+export interface ColumnRef {
+  table: TableId;
+  column: string;
+}
+
+/**
+ * A column value the configured mapping has no representation for. Fatal (kind
+ * `connect`): the task fails with the message, and nothing past the value is confirmed
+ * to Postgres, so a restart with the config the message names picks it up. Retrying
+ * would read the same WAL and fail the same way.
+ */
+export class UnrepresentableValueError extends ConnectException {
+  constructor(
+    readonly where: ColumnRef,
+    readonly value: string,
+    explanation: string,
+  ) {
+    super(
+      `Table ${where.table.schema}.${where.table.table}, column ${where.column}: value '${value}' ${explanation}`,
+    );
+    this.name = 'UnrepresentableValueError';
+  }
 }
 
 /** A column's schema (required; the caller makes it optional) and its text converter. */
@@ -85,15 +122,55 @@ export const VARIABLE_SCALE_DECIMAL_SCHEMA: Schema = Schemas.struct(
   { name: DebeziumNames.VariableScaleDecimal, version: 1, doc: 'Variable scaled decimal' },
 );
 
-function numericMapping(typmod: number, mode: DecimalHandlingMode): ColumnMapping {
+/**
+ * numeric's special values in decimal.handling.mode=string: the names Debezium sends
+ * (SpecialValueDecimal.toString() is its enum constant's name), not Postgres' text.
+ */
+function debeziumSpecialName(text: string): string {
+  return text === 'NaN' ? 'NAN' : text === 'Infinity' ? 'POSITIVE_INFINITY' : 'NEGATIVE_INFINITY';
+}
+
+/**
+ * Special values (NaN; ±Infinity on Postgres 14+) in each decimal.handling.mode, as
+ * Debezium's PostgresValueConverter.convertDecimal and SpecialValueDecimal.fromLogical
+ * handle them (pgoutput and snapshot alike):
+ *   double   Double.NaN / ±Infinity. `+text` parses Postgres' spelling to the same doubles.
+ *   string   "NAN", "POSITIVE_INFINITY", "NEGATIVE_INFINITY".
+ *   precise  Debezium throws (ConnectException "Got a special value (NaN/Infinity) for
+ *            Decimal type in column ... set decimal handling mode to 'string'"), for
+ *            Decimal and VariableScaleDecimal columns alike. We fail too, on purpose:
+ *            neither schema can hold the value, and every stand-in corrupts data
+ *            silently: null reads as SQL NULL (and breaks a NOT NULL column's schema),
+ *            zero as a real zero (Debezium's maintainers turned zero down for that
+ *            reason, DBZ-351). The message names table, column, value and both modes
+ *            that can carry it, so the fix is a config change and a restart.
+ */
+export function numericMapping(
+  typmod: number,
+  mode: DecimalHandlingMode,
+  where: ColumnRef,
+): ColumnMapping {
   if (mode === 'double') return { schema: Schemas.float64(), fromText: toInt };
-  if (mode === 'string') return { schema: Schemas.string(), fromText: identity };
+  if (mode === 'string') {
+    return {
+      schema: Schemas.string(),
+      fromText: (s) => (isNumericSpecial(s) ? debeziumSpecialName(s) : s),
+    };
+  }
+  const unrepresentable = (s: string) =>
+    new UnrepresentableValueError(
+      where,
+      s,
+      'cannot be represented with decimal.handling.mode=precise: a Kafka Connect Decimal has ' +
+        'no NaN or infinity. Set decimal.handling.mode=string (sends "NAN", "POSITIVE_INFINITY", ' +
+        '"NEGATIVE_INFINITY", as Debezium does) or decimal.handling.mode=double (sends NaN and ' +
+        '±Infinity as doubles); either changes the column to a string or float64 field.',
+    );
   if (typmod < 0) {
     return {
       schema: VARIABLE_SCALE_DECIMAL_SCHEMA,
       fromText: (s) => {
-        // NaN has no Decimal form; Debezium emits null for it.
-        if (s === 'NaN') return null;
+        if (isNumericSpecial(s)) throw unrepresentable(s);
         const scale = scaleOf(s);
         return { scale, value: decimalBytes(s, scale) };
       },
@@ -105,11 +182,19 @@ function numericMapping(typmod: number, mode: DecimalHandlingMode): ColumnMappin
     schema: Schemas.decimal(scale, {
       parameters: { 'connect.decimal.precision': String(precision) },
     }),
-    fromText: (s) => (s === 'NaN' ? null : decimalBytes(s, scale)),
+    fromText: (s) => {
+      if (isNumericSpecial(s)) throw unrepresentable(s);
+      return decimalBytes(s, scale);
+    },
   };
 }
 
-function baseMapping(name: string, typmod: number, modes: MappingModes): ColumnMapping | null {
+function baseMapping(
+  name: string,
+  typmod: number,
+  modes: MappingModes,
+  where: ColumnRef,
+): ColumnMapping | null {
   const connect = modes.timePrecisionMode === 'connect';
   switch (name) {
     case 'int2':
@@ -135,7 +220,7 @@ function baseMapping(name: string, typmod: number, modes: MappingModes): ColumnM
     case 'bytea':
       return { schema: Schemas.bytes(), fromText: parseByteaHex };
     case 'numeric':
-      return numericMapping(typmod, modes.decimalHandlingMode);
+      return numericMapping(typmod, modes.decimalHandlingMode, where);
     case 'uuid':
       return { schema: named(Schemas.string(), DebeziumNames.Uuid, 1), fromText: identity };
     case 'json':
@@ -195,16 +280,20 @@ function baseMapping(name: string, typmod: number, modes: MappingModes): ColumnM
   }
 }
 
-/** The mapping of a column of type `oid` with modifier `typmod`, or null when not captured. */
+/**
+ * The mapping of column `where`, of type `oid` with modifier `typmod`, or null when not
+ * captured.
+ */
 export function mapColumn(
   registry: TypeRegistry,
   oid: number,
   typmod: number,
   modes: MappingModes,
+  where: ColumnRef,
 ): ColumnMapping | null {
   const type = registry.get(oid);
   if (!type) return null;
-  if (type.kind === 'd') return mapColumn(registry, type.baseOid, type.baseTypmod, modes);
+  if (type.kind === 'd') return mapColumn(registry, type.baseOid, type.baseTypmod, modes, where);
   if (type.kind === 'e') {
     return {
       fromText: identity,
@@ -215,7 +304,7 @@ export function mapColumn(
     };
   }
   if (type.isArray && type.elementOid !== 0) {
-    const element = mapColumn(registry, type.elementOid, typmod, modes);
+    const element = mapColumn(registry, type.elementOid, typmod, modes, where);
     if (!element) return null;
     const convert = (values: unknown[]): unknown[] =>
       values.map((v) =>
@@ -227,5 +316,5 @@ export function mapColumn(
     };
   }
   if (type.schema !== 'pg_catalog' && type.name !== 'citext') return null;
-  return baseMapping(type.name, typmod, modes);
+  return baseMapping(type.name, typmod, modes, where);
 }

@@ -231,6 +231,74 @@ describe('Postgres CDC source task, driven as the runtime drives it (real Postgr
     expect(envelope(records[2]).source.snapshot).toBe('last');
   });
 
+  /** Polls until poll() throws, and returns what it threw. */
+  async function pollUntilFailure(driver: TaskDriver, ms = 20_000): Promise<Error> {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      try {
+        await driver.pollOnce();
+      } catch (e) {
+        return e as Error;
+      }
+    }
+    throw new Error(`timed out waiting for the task to fail; delivered ${driver.delivered.length}`);
+  }
+
+  it('fails the snapshot on a numeric NaN in precise mode, naming table, column, value and the fix, and reads it once decimal.handling.mode=string', async () => {
+    const { db } = await database(`CREATE TABLE prices (id int PRIMARY KEY, amount numeric(10, 2));
+      INSERT INTO prices VALUES (1, 9.99), (2, 'NaN')`);
+    const offsets = new InMemoryOffsets();
+    const first = await run(db, {}, offsets);
+
+    const error = await pollUntilFailure(first);
+
+    expect(error.message).toMatch(
+      /^snapshot failed: Table public\.prices, column amount: value 'NaN' cannot be represented with decimal\.handling\.mode=precise: .* Set decimal\.handling\.mode=string .* or decimal\.handling\.mode=double /,
+    );
+    expect((first.task as PostgresCdcSourceTask).metrics().phase).toBe('failed');
+    await first.task.stop();
+    const fixed = await run(db, { 'decimal.handling.mode': 'string' }, offsets);
+    const records = await fixed.pollUntil('the snapshot', (d) => changes(d).length >= 2);
+    expect(changes(records).map((r) => envelope(r).after)).toEqual([
+      { id: 1, amount: '9.99' },
+      { id: 2, amount: 'NAN' },
+    ]);
+  });
+
+  it('fails the stream on a numeric infinity in precise mode without confirming past it, so a restart with decimal.handling.mode=string delivers the rest', async () => {
+    const { db, sql } = await database('CREATE TABLE m (id int PRIMARY KEY, v numeric)');
+    const offsets = new InMemoryOffsets();
+    const first = await run(db, { 'snapshot.mode': 'no_data' }, offsets);
+    await sql.query('INSERT INTO m VALUES (1, 1.5)');
+    await first.pollUntil('the first insert', (d) => changes(d).length >= 1);
+    await first.flushOffsets();
+    await sql.query(
+      "BEGIN; INSERT INTO m VALUES (2, 2); INSERT INTO m VALUES (3, '-Infinity'); COMMIT",
+    );
+
+    const error = await pollUntilFailure(first);
+
+    expect(error.message).toMatch(
+      /^replication stream failed: Table public\.m, column v: value '-Infinity' cannot be represented with decimal\.handling\.mode=precise: /,
+    );
+    // Whatever was acknowledged may still be flushed: it must not cover the failed change.
+    await first.flushOffsets();
+    await first.task.stop();
+    const fixed = await run(
+      db,
+      { 'snapshot.mode': 'no_data', 'decimal.handling.mode': 'string' },
+      offsets,
+    );
+    const all = () => [...changes(first.delivered), ...changes(fixed.delivered)];
+    await fixed.pollUntil('the failed transaction', () => all().length >= 3);
+    expect(describeRecords(all())).toEqual([
+      'srv.public.m c 1',
+      'srv.public.m c 2',
+      'srv.public.m c 3',
+    ]);
+    expect(envelope(all()[2]).after).toEqual({ id: 3, v: 'NEGATIVE_INFINITY' });
+  });
+
   it('takes an interrupted snapshot again from the start after a crash', async () => {
     const { db } = await database(
       'CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t SELECT generate_series(1, 30)',

@@ -96,7 +96,10 @@ import { TypeRegistry } from '../src/type-registry.ts';
 export interface Capture {
   records: SourceRecord[];
   transactions: CompletedTransaction[];
-  /** Resolves once `n` transactions have completed in total. */
+  /**
+   * Resolves once `n` transactions have completed in total; rejects as soon as the
+   * source or the stream fails.
+   */
   transactionsDone(n: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -127,6 +130,14 @@ export async function capture(
   const transactions: CompletedTransaction[] = [];
   let waiters: Array<{ n: number; resolve: () => void }> = [];
   let failure: unknown;
+  let fail: (e: unknown) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => {
+    fail = (e) => {
+      failure ??= e;
+      reject(failure);
+    };
+  });
+  failed.catch(() => undefined);
   const source = new ChangeEventSource({
     context: {
       serverName: 'PostgreSQL_server',
@@ -161,9 +172,7 @@ export async function capture(
         return false;
       });
     },
-    onError: (e) => {
-      failure = e;
-    },
+    onError: fail,
   });
   const stream = new ReplicationStream({
     connection: { ...connection, options: SESSION_OPTIONS },
@@ -174,9 +183,7 @@ export async function capture(
     onMessage: (m, lsn) => source.accept(m, lsn),
   });
   const { done } = await stream.start();
-  done.catch((e) => {
-    failure = e;
-  });
+  done.catch(fail);
   return {
     records,
     transactions,
@@ -194,6 +201,7 @@ export async function capture(
         await Promise.race([
           new Promise<void>((resolve) => waiters.push({ n, resolve })),
           deadline,
+          failed,
         ]);
       if (failure) throw failure;
     },

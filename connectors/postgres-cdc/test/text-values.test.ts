@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bigIntBytes, decimalBytes, safeIntegerBytes, unscaled } from '../src/text-values.ts';
+import {
+  bigIntBytes,
+  decimalBytes,
+  isNumericSpecial,
+  safeIntegerBytes,
+  unscaled,
+} from '../src/text-values.ts';
 
 describe('decimal bytes', () => {
   it('writes a safe integer as the minimal two-complement bytes BigInt gives (property)', () => {
@@ -34,6 +40,24 @@ describe('decimal bytes', () => {
         },
       ),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('numeric special values', () => {
+  it("tells NaN, Infinity and -Infinity from every finite numeric's text (property)", () => {
+    expect(['NaN', 'Infinity', '-Infinity'].map(isNumericSpecial)).toEqual([true, true, true]);
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.stringMatching(/^(0|[1-9][0-9]{0,30})$/),
+        fc.option(fc.stringMatching(/^[0-9]{1,20}$/)),
+        (negative, int, frac) => {
+          const text = `${negative ? '-' : ''}${int}${frac === null ? '' : `.${frac}`}`;
+          expect(isNumericSpecial(text)).toBe(false);
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });

@@ -1,17 +1,75 @@
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { JsonConverter } from '../../../src/connect/converters/json-converter.ts';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
 import { INT64_MAX, INT64_MIN } from '../src/int64.ts';
 import { bigIntBytes } from '../src/text-values.ts';
-import type { TimePrecisionMode } from '../src/type-mapping.ts';
+import {
+  type DecimalHandlingMode,
+  numericMapping,
+  type TimePrecisionMode,
+  UnrepresentableValueError,
+} from '../src/type-mapping.ts';
 import {
   ALL_TYPES_DDL,
+  ALL_TYPES_NUMERIC_SPECIAL_ROWS,
   ALL_TYPES_ROW,
   ALL_TYPES_TEMPORAL_EDGE_ROWS,
 } from './fixtures/all-types.ts';
 import { type Capture, capture } from './support.ts';
 
 const cluster = usePostgres();
+
+describe('numeric special values per decimal.handling.mode (no database)', () => {
+  const where = { table: { schema: 'shop', table: 'prices' }, column: 'amount' };
+  /** numeric(10,2)'s typmod: (precision << 16 | scale) + 4. */
+  const NUMERIC_10_2 = ((10 << 16) | 2) + 4;
+  const convert = (typmod: number, mode: DecimalHandlingMode, text: string) =>
+    numericMapping(typmod, mode, where).fromText(text);
+
+  it.each([
+    ['NaN', Number.NaN, 'NAN'],
+    ['Infinity', Infinity, 'POSITIVE_INFINITY'],
+    ['-Infinity', -Infinity, 'NEGATIVE_INFINITY'],
+  ])('sends %s as the double and the name Debezium sends', (text, double, name) => {
+    for (const typmod of [-1, NUMERIC_10_2]) {
+      expect(convert(typmod, 'double', text)).toBe(double);
+      expect(convert(typmod, 'string', text)).toBe(name);
+    }
+  });
+
+  it.each([
+    ['unconstrained numeric (VariableScaleDecimal)', -1, 'Infinity'],
+    ['numeric(10,2) (Decimal)', NUMERIC_10_2, 'NaN'],
+  ])(
+    'refuses a special value in precise mode for %s, naming where, what and the fix',
+    (_type, typmod, text) => {
+      let thrown: unknown;
+      try {
+        convert(typmod, 'precise', text);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(UnrepresentableValueError);
+      const error = thrown as UnrepresentableValueError;
+      expect(error.kind).toBe('connect');
+      expect(error.message).toMatch(
+        new RegExp(
+          `^Table shop\\.prices, column amount: value '${text}' cannot be represented with decimal\\.handling\\.mode=precise`,
+        ),
+      );
+      expect(error.message).toContain('Set decimal.handling.mode=string');
+      expect(error.message).toContain('or decimal.handling.mode=double');
+    },
+  );
+
+  it('leaves finite values as before in every mode', () => {
+    expect(convert(NUMERIC_10_2, 'precise', '-0.50')).toEqual(bigIntBytes(-50n));
+    expect(convert(-1, 'precise', '1.5')).toEqual({ scale: 1, value: bigIntBytes(15n) });
+    expect(convert(-1, 'string', '-0.000100')).toBe('-0.000100');
+    expect(convert(-1, 'double', '0.001')).toBe(0.001);
+  });
+});
 
 describe('type mapping from pgoutput text (real Postgres)', () => {
   const open: Array<() => Promise<unknown>> = [];
@@ -33,7 +91,7 @@ describe('type mapping from pgoutput text (real Postgres)', () => {
     const r = c.records[0];
     const schemaOf = (name: string) =>
       r.valueSchema?.fields?.[1].schema.fields?.find((f) => f.name === name)?.schema;
-    return { afters, schemaOf };
+    return { afters, schemaOf, records: c.records };
   }
 
   async function captureRow(opts: Parameters<typeof capture>[2] = {}) {
@@ -75,6 +133,7 @@ describe('type mapping from pgoutput text (real Postgres)', () => {
       tarr: ['x y', 'q"z'],
       e: 'happy',
       dom: 5,
+      na: [{ scale: 1, value: bigIntBytes(15n) }, null, { scale: 0, value: bigIntBytes(-20n) }],
     });
     expect(schemaOf('n')).toMatchObject({
       type: 'bytes',
@@ -111,6 +170,10 @@ describe('type mapping from pgoutput text (real Postgres)', () => {
       parameters: { allowed: 'sad,ok,happy' },
     });
     expect(schemaOf('dom')).toMatchObject({ type: 'int32', optional: true });
+    expect(schemaOf('na')).toMatchObject({
+      type: 'array',
+      valueSchema: { name: 'io.debezium.data.VariableScaleDecimal', optional: true },
+    });
     expect(schemaOf('i2')).toMatchObject({ type: 'int16' });
     expect(schemaOf('f4')).toMatchObject({ type: 'float32' });
   });
@@ -119,12 +182,108 @@ describe('type mapping from pgoutput text (real Postgres)', () => {
     expect((await captureRow({ decimalHandlingMode: 'double' })).after).toMatchObject({
       n: -12345678.9,
       nv: 1.23456,
+      na: [1.5, null, -20],
     });
     expect((await captureRow({ decimalHandlingMode: 'string' })).after).toMatchObject({
       n: '-12345678.90',
       nv: '1.23456',
+      na: ['1.5', null, '-20'],
     });
   });
+
+  it.each<[DecimalHandlingMode, unknown[]]>([
+    [
+      'double',
+      [
+        [11, Number.NaN, Number.NaN, Number.NaN, Number.NaN, [Number.NaN, 1.5]],
+        [12, Infinity, Infinity, null, Infinity, [Infinity, null]],
+        [13, -Infinity, -Infinity, 0, -Infinity, [-Infinity]],
+      ],
+    ],
+    [
+      'string',
+      [
+        [11, Number.NaN, Number.NaN, 'NAN', 'NAN', ['NAN', '1.5']],
+        [12, Infinity, Infinity, null, 'POSITIVE_INFINITY', ['POSITIVE_INFINITY', null]],
+        [13, -Infinity, -Infinity, '0.00', 'NEGATIVE_INFINITY', ['NEGATIVE_INFINITY']],
+      ],
+    ],
+  ])(
+    "sends numeric NaN and infinities as Debezium does with decimal.handling.mode=%s, and floats' as floats",
+    async (decimalHandlingMode, expected) => {
+      const { afters } = await captureRows(ALL_TYPES_NUMERIC_SPECIAL_ROWS, {
+        decimalHandlingMode,
+      });
+      expect(afters.map(({ id, f4, f8, n, nv, na }) => [id, f4, f8, n, nv, na])).toEqual(expected);
+    },
+  );
+
+  it('writes them as JsonConverter does: non-finite doubles and floats as quoted Java names', async () => {
+    const json = new JsonConverter();
+    json.configure({ 'schemas.enable': false }, false);
+    const payloads = async (decimalHandlingMode: DecimalHandlingMode) => {
+      const { records } = await captureRows(ALL_TYPES_NUMERIC_SPECIAL_ROWS, {
+        decimalHandlingMode,
+      });
+      return records.map((r) => {
+        const text = String(json.fromConnectData(r.topic, r.valueSchema ?? null, r.value));
+        return text.slice(text.indexOf('"after"'), text.indexOf(',"source"'));
+      });
+    };
+    const doubles = await payloads('double');
+    expect(doubles[0]).toContain('"f4":"NaN","f8":"NaN"');
+    expect(doubles[0]).toContain('"n":"NaN","nv":"NaN"');
+    expect(doubles[0]).toContain('"na":["NaN",1.5]');
+    expect(doubles[1]).toContain('"f4":"Infinity","f8":"Infinity"');
+    expect(doubles[1]).toContain('"nv":"Infinity"');
+    expect(doubles[2]).toContain('"na":["-Infinity"]');
+    const strings = await payloads('string');
+    expect(strings[0]).toContain('"n":"NAN","nv":"NAN"');
+    expect(strings[1]).toContain('"nv":"POSITIVE_INFINITY"');
+    expect(strings[2]).toContain('"f4":"-Infinity","f8":"-Infinity"');
+  });
+
+  // The first change after a table's Relation message waits for the schema lookup in
+  // the source's backlog; later ones are handled as they arrive. Both must fail alike.
+  it.each([
+    ['among the first changes of the table', 0],
+    ['in a later transaction', 1],
+  ])(
+    'fails on them with decimal.handling.mode=precise, naming table, column, value and the fix, and lets no part of the transaction out (%s)',
+    async (_case, before) => {
+      const db = await cluster().freshDatabase('types');
+      const sql: pg.Client = await cluster().client(db);
+      open.push(() => sql.end());
+      await sql.query(ALL_TYPES_DDL);
+      const c = await capture(cluster().connectionConfig(db), ['all_types']);
+      open.push(() => c.stop());
+      if (before > 0) {
+        await sql.query('INSERT INTO all_types (id, nv) VALUES (1, 2.5)');
+        await c.transactionsDone(1);
+      }
+      // A good change first: it may have become a record, but the transaction must never
+      // be reported complete (so it is never confirmed), nor anything after it.
+      await sql.query(
+        "BEGIN; INSERT INTO all_types (id, nv) VALUES (2, 1); INSERT INTO all_types (id, nv) VALUES (3, 'Infinity'); INSERT INTO all_types (id) VALUES (4); COMMIT",
+      );
+      await sql.query('INSERT INTO all_types (id) VALUES (5)');
+
+      const failure = await c.transactionsDone(before + 2).then(
+        () => null,
+        (e: unknown) => e as Error,
+      );
+
+      expect(failure?.message).toBe(
+        "Table public.all_types, column nv: value 'Infinity' cannot be represented with " +
+          'decimal.handling.mode=precise: a Kafka Connect Decimal has no NaN or infinity. ' +
+          'Set decimal.handling.mode=string (sends "NAN", "POSITIVE_INFINITY", "NEGATIVE_INFINITY", ' +
+          'as Debezium does) or decimal.handling.mode=double (sends NaN and ±Infinity as doubles); ' +
+          'either changes the column to a string or float64 field.',
+      );
+      expect(c.transactions).toHaveLength(before);
+      expect(c.records.map((r) => (r.key as { id: number }).id)).not.toContain(4);
+    },
+  );
 
   it('follows time.precision.mode connect and adaptive_time_microseconds', async () => {
     const connect = await captureRow({ timePrecisionMode: 'connect' });
