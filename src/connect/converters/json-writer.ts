@@ -21,6 +21,7 @@ import {
   unscaledFromBytes,
 } from '../api/index.ts';
 import { formatBigDecimal, formatDouble, formatFloat } from './java-number-format.ts';
+import { JsonByteWriter } from './json-byte-writer.ts';
 
 export type DecimalFormat = 'BASE64' | 'NUMERIC';
 
@@ -64,8 +65,19 @@ function base64(bytes: Uint8Array): string {
 export class JsonWriter {
   private readonly schemaCache = new WeakMap<Schema, string>();
   private readonly fieldPrefixes = new WeakMap<Schema, string[]>();
+  private bytes: JsonByteWriter | undefined;
 
   constructor(private readonly options: JsonWriterOptions) {}
+
+  /**
+   * The bytes of value(schema, value), written straight into a shared slab (see
+   * json-byte-writer.ts). With a head (an envelope's `{"schema":...,"payload":`), the
+   * head, the value, and the envelope's closing brace.
+   */
+  toBuffer(schema: Schema | null, value: unknown, head: Buffer | null): Buffer {
+    this.bytes ??= new JsonByteWriter(this.options);
+    return this.bytes.toBuffer(schema, value, head);
+  }
 
   /** Kafka's JSON for a schema (cached per schema object). */
   schemaJson(schema: Schema): string {
