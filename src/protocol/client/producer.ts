@@ -85,6 +85,13 @@ interface PartitionBatch {
   logAppendTime: number;
 }
 
+interface PartitionGroup {
+  readonly topic: string;
+  readonly partition: number;
+  /** Positions in the send's record list. */
+  readonly indexes: number[];
+}
+
 interface Job {
   readonly records: readonly ProducerRecord[];
   readonly sentAt: number;
@@ -186,24 +193,39 @@ export class IdempotentProducer {
       if (!counts.has(r.topic)) counts.set(r.topic, await this.partitionCount(r.topic, sentAt));
     }
 
-    const groups = new Map<string, { topic: string; partition: number; indexes: number[] }>();
+    // Per topic, the partitions' groups in first-seen order (no per-record string keys).
+    const groups: PartitionGroup[] = [];
+    const byTopic = new Map<string, PartitionGroup[]>();
+    let lastTopic: string | undefined;
+    let lastGroups: PartitionGroup[] = [];
+    let count = 0;
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
-      const count = counts.get(r.topic)!;
+      if (r.topic !== lastTopic) {
+        lastTopic = r.topic;
+        count = counts.get(r.topic)!;
+        let topicGroups = byTopic.get(r.topic);
+        if (topicGroups === undefined) {
+          topicGroups = [];
+          byTopic.set(r.topic, topicGroups);
+        }
+        lastGroups = topicGroups;
+      }
       let partition = r.partition;
       if (partition === null) {
-        partition =
-          r.key !== null ? keyPartition(r.key, count) : (this.roundRobin++ & 0x7fffffff) % count;
+        if (count === 1) partition = 0;
+        else if (r.key !== null) partition = keyPartition(r.key, count);
+        else partition = (this.roundRobin++ & 0x7fffffff) % count;
       } else if (partition < 0 || partition >= count) {
         throw new Error(
           `partition ${partition} of topic ${r.topic} does not exist: the topic has ${count} partitions`,
         );
       }
-      const tp = `${r.topic}\u0000${partition}`;
-      let group = groups.get(tp);
+      let group = lastGroups[partition];
       if (group === undefined) {
         group = { topic: r.topic, partition, indexes: [] };
-        groups.set(tp, group);
+        lastGroups[partition] = group;
+        groups.push(group);
       }
       group.indexes.push(i);
     }
@@ -216,8 +238,9 @@ export class IdempotentProducer {
     if (this.failure) throw this.failure;
 
     const batches: PartitionBatch[] = [];
-    const whole = groups.size === 1;
-    for (const [tp, group] of groups) {
+    const whole = groups.length === 1;
+    for (const group of groups) {
+      const tp = `${group.topic}\u0000${group.partition}`;
       // One partition (the common case): the records themselves are the batch's input.
       const inputs = whole ? records : group.indexes.map((i) => records[i]!);
       const baseSequence = this.sequences.get(tp) ?? 0;
