@@ -20,29 +20,62 @@ export class JsonDecimal {
   }
 }
 
-// 16 or more digits, optionally with a decimal point or exponent: a literal that may
-// not fit a double. Global, for needsExactReader's scan.
-const LONG_NUMBER = /\d(?:\.?\d){15,}(?:[eE][-+]?\d+)?/g;
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 
 /**
- * Whether some literal may lose precision in JSON.parse. Integers of 16 digits up to
- * 2^53-1 do not (Debezium's microsecond timestamps are such integers, and they are on
- * every CDC record), so only longer integers and long non-integers need the exact
- * reader. A digit run inside a string may send text to the exact reader needlessly,
- * which costs time, never correctness.
+ * Whether some literal may lose precision in JSON.parse: a run of 16 or more digits
+ * (with a dot, a non-integer), optionally followed by an exponent. Integers of 16
+ * digits up to 2^53-1 do not (Debezium's microsecond timestamps are such integers,
+ * and they are on every CDC record), so only longer integers and long non-integers
+ * need the exact reader. A digit run inside a string may send text to the exact
+ * reader needlessly, which costs time, never correctness.
+ *
+ * This runs on every record, so it skips: when the character 15 places ahead is not
+ * part of a run, no run of 16 can start before it, and the scan jumps past it. Most
+ * JSON characters are not digits, so it looks at about one character in 16.
  */
 function needsExactReader(text: string, integersOnly: boolean): boolean {
-  LONG_NUMBER.lastIndex = 0;
-  for (let m = LONG_NUMBER.exec(text); m !== null; m = LONG_NUMBER.exec(text)) {
-    const literal = m[0];
-    if (/[.eE]/.test(literal)) {
-      if (!integersOnly) return true;
-    } else if (literal.length > 16 || literal > MAX_SAFE_DIGITS) {
-      return true;
+  const n = text.length;
+  // Invariant: no run starts before i and continues past it.
+  let i = 0;
+  while (i + 15 < n) {
+    const probe = i + 15;
+    if (!isRunChar(text.charCodeAt(probe))) {
+      i = probe + 1;
+      continue;
     }
+    let start = probe;
+    while (start > i && isRunChar(text.charCodeAt(start - 1))) start--;
+    let end = probe + 1;
+    while (end < n && isRunChar(text.charCodeAt(end))) end++;
+    if (end - start >= 16 && runNeedsExactReader(text, start, end, integersOnly)) return true;
+    i = end + 1;
   }
   return false;
+}
+
+function runNeedsExactReader(
+  text: string,
+  start: number,
+  end: number,
+  integersOnly: boolean,
+): boolean {
+  let digits = 0;
+  let dot = false;
+  for (let p = start; p < end; p++) {
+    if (text.charCodeAt(p) === 0x2e) dot = true;
+    else digits++;
+  }
+  if (digits < 16) return false;
+  if (dot || (end < text.length && (text.charCodeAt(end) | 0x20) === 0x65)) {
+    return !integersOnly; // a non-integer (dot or exponent e/E)
+  }
+  return digits > 16 || text.slice(start, end) > MAX_SAFE_DIGITS;
+}
+
+/** A digit or a dot: what a number literal's mantissa is made of. */
+function isRunChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2e;
 }
 
 /**
@@ -203,20 +236,31 @@ class ExactReader {
 }
 
 /**
- * The index just after the JSON object (or `null`) starting at `start`, or -1 if the
- * text there is not one. Only brackets and strings are tracked, which is enough to
- * find where a well-formed value ends; the value itself is validated when parsed.
+ * The index just after the JSON object (or `null`) that starts at `start` in UTF-8
+ * bytes, looking no further than `limit`; -1 if there is none. Only brackets and
+ * strings are tracked, which is enough to find where a well-formed value ends; the
+ * value itself is validated when parsed. Bytes of multi-byte characters are all
+ * 0x80 or above, so they never look like a bracket or a quote.
  */
-export function endOfObject(text: string, start: number): number {
-  if (text.startsWith('null', start)) return start + 4;
-  if (text.charCodeAt(start) !== 0x7b) return -1;
+export function endOfObjectBytes(bytes: Uint8Array, start: number, limit: number): number {
+  const end = Math.min(limit, bytes.length);
+  if (
+    bytes[start] === 0x6e &&
+    bytes[start + 1] === 0x75 &&
+    bytes[start + 2] === 0x6c &&
+    bytes[start + 3] === 0x6c &&
+    start + 4 <= end
+  ) {
+    return start + 4; // null
+  }
+  if (bytes[start] !== 0x7b) return -1;
   let depth = 0;
-  for (let p = start; p < text.length; p++) {
-    const c = text.charCodeAt(p);
+  for (let p = start; p < end; p++) {
+    const c = bytes[p] as number;
     if (c === 0x22) {
       // Skip the string, honouring escapes.
-      for (p++; p < text.length; p++) {
-        const d = text.charCodeAt(p);
+      for (p++; p < end; p++) {
+        const d = bytes[p];
         if (d === 0x5c) p++;
         else if (d === 0x22) break;
       }

@@ -17,6 +17,7 @@ import {
   type SchemaType,
   unscaledToBytes,
 } from '../api/index.ts';
+import { CompactStructReader } from './compact-struct-reader.ts';
 import { JsonDecimal, parseJson } from './json-reader.ts';
 
 const TYPE_FROM_JSON: Record<string, SchemaType> = {
@@ -36,8 +37,15 @@ const TYPE_FROM_JSON: Record<string, SchemaType> = {
 
 const INT_LIMIT = { int8: 0x80, int16: 0x8000, int32: 0x80000000 } as const;
 
+type ValueReader = (node: unknown) => unknown;
+
+/** Read once: the api module's exports are accessors under some loaders. */
+const DECIMAL: string = LogicalType.Decimal;
+
 export class JsonToConnect {
   private readonly schemaCache = new Map<string, Schema>();
+  private readonly readers = new WeakMap<Schema, ValueReader>();
+  private readonly compactReaders = new WeakMap<Schema, CompactStructReader | null>();
 
   constructor(
     private readonly cacheSize: number,
@@ -131,73 +139,118 @@ export class JsonToConnect {
     return schema;
   }
 
+  /**
+   * The payload in bytes[start, end) read straight from the bytes when the schema is
+   * a flat struct written compactly (compact-struct-reader.ts); undefined when the
+   * caller must parse it and call value().
+   */
+  compactStruct(schema: Schema, bytes: Buffer, start: number, end: number): unknown {
+    let reader = this.compactReaders.get(schema);
+    if (reader === undefined) {
+      reader = CompactStructReader.of(schema);
+      this.compactReaders.set(schema, reader);
+    }
+    return reader?.read(bytes, start, end);
+  }
+
   /** A payload converted against a schema (or, with a null schema, as inferred). */
   value(schema: Schema | null, node: unknown): unknown {
-    if (schema === null) return schemaless(node);
-    if (node === null || node === undefined) {
-      if (
-        this.replaceNullWithDefault &&
-        schema.defaultValue !== undefined &&
-        schema.defaultValue !== null
-      ) {
+    return schema === null ? schemaless(node) : this.readerFor(schema)(node);
+  }
+
+  /**
+   * The reader of one schema's values, built once per schema: a CDC sink reads
+   * millions of records of one schema, so the type dispatch (and each struct's field
+   * list) is resolved here rather than per value.
+   */
+  private readerFor(schema: Schema): ValueReader {
+    let reader = this.readers.get(schema);
+    if (reader === undefined) {
+      reader = this.buildReader(schema);
+      this.readers.set(schema, reader);
+    }
+    return reader;
+  }
+
+  private buildReader(schema: Schema): ValueReader {
+    const read = this.nonNullReader(schema);
+    const replaceNull = this.replaceNullWithDefault;
+    return (node) => {
+      if (node !== null && node !== undefined) return read(node);
+      // Read at call time: buildSchema reads the default through this reader before
+      // it sets schema.defaultValue.
+      if (replaceNull && schema.defaultValue !== undefined && schema.defaultValue !== null) {
         return schema.defaultValue;
       }
       if (schema.optional) return null;
       throw new DataException(`Invalid null value for required ${schema.type} field`);
-    }
-    if (schema.name === LogicalType.Decimal) return decimal(schema, node);
+    };
+  }
+
+  private nonNullReader(schema: Schema): ValueReader {
+    if (schema.name === DECIMAL) return (node) => decimal(schema, node);
     switch (schema.type) {
       case 'int8':
       case 'int16':
       case 'int32': {
-        const n = toNumber(schema, node);
         const limit = INT_LIMIT[schema.type];
-        if (!Number.isInteger(n) || n < -limit || n >= limit) return invalid(schema, node);
-        return n;
+        return (node) => {
+          const n = typeof node === 'number' ? node : toNumber(schema, node);
+          if (!Number.isInteger(n) || n < -limit || n >= limit) return invalid(schema, node);
+          return n;
+        };
       }
       case 'int64':
-        if (typeof node === 'bigint') return node;
-        if (typeof node === 'number' && Number.isInteger(node)) return node;
-        return invalid(schema, node);
+        return (node) =>
+          typeof node === 'bigint' || (typeof node === 'number' && Number.isInteger(node))
+            ? node
+            : invalid(schema, node);
       case 'float32':
-        return Math.fround(toNumber(schema, node));
+        return (node) => Math.fround(typeof node === 'number' ? node : toNumber(schema, node));
       case 'float64':
-        return toNumber(schema, node);
+        return (node) => (typeof node === 'number' ? node : toNumber(schema, node));
       case 'boolean':
-        return typeof node === 'boolean' ? node : invalid(schema, node);
+        return (node) => (typeof node === 'boolean' ? node : invalid(schema, node));
       case 'string':
-        return typeof node === 'string' ? node : invalid(schema, node);
+        return (node) => (typeof node === 'string' ? node : invalid(schema, node));
       case 'bytes':
-        return typeof node === 'string' ? Buffer.from(node, 'base64') : invalid(schema, node);
+        return (node) =>
+          typeof node === 'string' ? Buffer.from(node, 'base64') : invalid(schema, node);
       case 'array': {
-        if (!Array.isArray(node)) return invalid(schema, node);
-        const items = schema.valueSchema!;
-        return node.map((x) => this.value(items, x));
+        const read = this.readerFor(schema.valueSchema as Schema);
+        return (node) => (Array.isArray(node) ? node.map((x) => read(x)) : invalid(schema, node));
       }
       case 'map':
-        return this.map(schema, node);
+        return (node) => this.map(schema, node);
       case 'struct': {
-        if (!isStructValue(node)) {
-          throw new DataException(
-            `Structs should be encoded as JSON objects, but found ${describeValue(node)}`,
-          );
-        }
-        const out: Record<string, unknown> = {};
-        for (const f of schema.fields ?? []) out[f.name] = this.value(f.schema, node[f.name]);
-        return out;
+        const fields = (schema.fields ?? []).map((f) => ({
+          name: f.name,
+          read: this.readerFor(f.schema),
+        }));
+        return (node) => {
+          if (!isStructValue(node)) {
+            throw new DataException(
+              `Structs should be encoded as JSON objects, but found ${describeValue(node)}`,
+            );
+          }
+          const out: Record<string, unknown> = {};
+          for (const f of fields) out[f.name] = f.read(node[f.name]);
+          return out;
+        };
       }
     }
   }
 
   private map(schema: Schema, node: unknown): Map<unknown, unknown> {
     const out = new Map<unknown, unknown>();
+    const readValue = this.readerFor(schema.valueSchema as Schema);
     if (schema.keySchema!.type === 'string') {
       if (!isStructValue(node)) {
         throw new DataException(
           `Maps with string fields should be encoded as JSON objects, but found ${describeValue(node)}`,
         );
       }
-      for (const [k, v] of Object.entries(node)) out.set(k, this.value(schema.valueSchema!, v));
+      for (const [k, v] of Object.entries(node)) out.set(k, readValue(v));
       return out;
     }
     if (!Array.isArray(node)) {
@@ -205,13 +258,14 @@ export class JsonToConnect {
         `Maps with non-string fields should be encoded as JSON array of tuples, but found ${describeValue(node)}`,
       );
     }
+    const readKey = this.readerFor(schema.keySchema as Schema);
     for (const entry of node) {
       if (!Array.isArray(entry) || entry.length !== 2) {
         throw new DataException(
           `Found invalid map entry instead of a [key, value] pair: ${describeValue(entry)}`,
         );
       }
-      out.set(this.value(schema.keySchema!, entry[0]), this.value(schema.valueSchema!, entry[1]));
+      out.set(readKey(entry[0]), readValue(entry[1]));
     }
     return out;
   }

@@ -1,0 +1,282 @@
+/**
+ * The fast path for the commonest payload a sink reads: a flat struct (fields of
+ * integer, floating-point, boolean and string types, Debezium's flattened rows) in the
+ * compact JSON a JsonConverter writes: fields in schema order, no whitespace. It reads
+ * the UTF-8 bytes straight into the struct value, where the general path decodes the
+ * payload to text, scans it for long numbers, JSON.parses it and then copies the
+ * parsed object field by field; that is about half of a CDC record's conversion cost.
+ *
+ * Contract: read() returns exactly what the general path (json-reader.ts, then
+ * JsonToConnect.value) returns for the same bytes, or undefined, and then the caller
+ * takes the general path. It declines whatever it does not handle exactly rather than
+ * approximating it: whitespace, another key order, missing or extra fields, string
+ * escapes and control characters, integers of more than 15 digits, JSON it finds
+ * invalid, values the field rejects (so errors always come from the general path,
+ * with its messages), and nulls that a default would replace. Its numbers are the
+ * same doubles: integers of at most 15 digits are exact, decimals of at most 15
+ * significant digits are m / 10^k with both exact (one correctly rounded division:
+ * the fast path of Clinger's algorithm), and anything else goes through Number().
+ */
+import type { Schema } from '../api/index.ts';
+
+type Kind = 'int' | 'int64' | 'float32' | 'float64' | 'boolean' | 'string';
+
+interface CompactField {
+  name: string;
+  /** `"name":` as UTF-8 bytes, after a `,` for every field but the first. */
+  key: Uint8Array;
+  kind: Kind;
+  /** Range of Int fields: -limit <= n < limit. */
+  limit: number;
+  /** Optional without a default: a JSON null reads as null. */
+  nullable: boolean;
+}
+
+const INT_LIMIT: Partial<Record<Schema['type'], number>> = {
+  int8: 0x80,
+  int16: 0x8000,
+  int32: 0x80000000,
+};
+
+const KIND: Partial<Record<Schema['type'], Kind>> = {
+  int8: 'int',
+  int16: 'int',
+  int32: 'int',
+  int64: 'int64',
+  float32: 'float32',
+  float64: 'float64',
+  boolean: 'boolean',
+  string: 'string',
+};
+
+const DECIMAL = 'org.apache.kafka.connect.data.Decimal';
+/** Digits an integer may have and still be exact in a double, with room to spare. */
+const MAX_DIGITS = 15;
+/** Powers of ten that are exact doubles (10^22 is the last). */
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const CLOSE = 0x7d;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+
+export class CompactStructReader {
+  /** Values of the row being read, in field order (reused: read() is not reentrant). */
+  private readonly values: unknown[];
+  /** Builds the struct value from `values` with one object literal: see structBuilder. */
+  private readonly build: (values: unknown[]) => Record<string, unknown>;
+
+  private constructor(private readonly fields: readonly CompactField[]) {
+    this.values = new Array<unknown>(fields.length).fill(null);
+    this.build = structBuilder(fields.map((f) => f.name));
+  }
+
+  /** The reader of a struct schema, or null when a field has a type it does not handle. */
+  static of(schema: Schema): CompactStructReader | null {
+    if (schema.type !== 'struct' || schema.fields === undefined || schema.fields.length === 0) {
+      return null;
+    }
+    const fields: CompactField[] = [];
+    for (const [i, f] of schema.fields.entries()) {
+      const kind = KIND[f.schema.type];
+      // __proto__ sets a prototype, both in the general path's assignment and in an
+      // object literal; leave that to the general path.
+      if (kind === undefined || f.schema.name === DECIMAL || f.name === '__proto__') return null;
+      fields.push({
+        name: f.name,
+        key: Buffer.from(`${i === 0 ? '{' : ','}${JSON.stringify(f.name)}:`, 'utf8'),
+        kind,
+        limit: INT_LIMIT[f.schema.type] ?? 0,
+        nullable:
+          f.schema.optional &&
+          (f.schema.defaultValue === undefined || f.schema.defaultValue === null),
+      });
+    }
+    return new CompactStructReader(fields);
+  }
+
+  /** The struct in bytes[start, end), or undefined to take the general path. */
+  read(bytes: Buffer, start: number, end: number): Record<string, unknown> | undefined {
+    const values = this.values;
+    const fields = this.fields;
+    let p = start;
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i] as CompactField;
+      const key = f.key;
+      if (p + key.length >= end) return undefined;
+      for (let k = 0; k < key.length; k++) if (bytes[p + k] !== key[k]) return undefined;
+      p += key.length;
+      let value: unknown;
+      let next: number;
+      if (bytes[p] === 0x6e) {
+        // null
+        if (!f.nullable || !isWord(bytes, p, NULL)) return undefined;
+        value = null;
+        next = p + 4;
+      } else {
+        switch (f.kind) {
+          case 'int':
+          case 'int64': {
+            next = integerEnd(bytes, p, end);
+            if (next < 0) return undefined;
+            const n = integerValue(bytes, p, next);
+            if (f.kind === 'int' && (n < -f.limit || n >= f.limit)) return undefined;
+            value = n;
+            break;
+          }
+          case 'float32':
+          case 'float64': {
+            const n = this.number(bytes, p, end);
+            if (n === undefined) return undefined;
+            value = f.kind === 'float32' ? Math.fround(n) : n;
+            next = this.numberEnd;
+            break;
+          }
+          case 'boolean':
+            if (isWord(bytes, p, TRUE)) {
+              value = true;
+              next = p + 4;
+            } else if (isWord(bytes, p, FALSE)) {
+              value = false;
+              next = p + 5;
+            } else {
+              return undefined;
+            }
+            break;
+          case 'string': {
+            if (bytes[p] !== QUOTE) return undefined;
+            let q = p + 1;
+            let ascii = true;
+            for (; q < end; q++) {
+              const c = bytes[q] as number;
+              if (c === QUOTE) break;
+              if (c === BACKSLASH || c < 0x20) return undefined;
+              if (c >= 0x80) ascii = false;
+            }
+            if (q >= end) return undefined;
+            value = bytes.toString(ascii ? 'latin1' : 'utf8', p + 1, q);
+            next = q + 1;
+            break;
+          }
+        }
+      }
+      values[i] = value;
+      p = next;
+    }
+    return p === end - 1 && bytes[p] === CLOSE ? this.build(values) : undefined;
+  }
+
+  /** Where the last number() ended (a field, not a tuple: this runs for every value). */
+  private numberEnd = 0;
+
+  /**
+   * A JSON number at `p` as the double JSON.parse gives, or undefined for what the
+   * fast path leaves to the general one. Sets numberEnd.
+   */
+  private number(bytes: Buffer, p: number, end: number): number | undefined {
+    const intEnd = integerEnd(bytes, p, end, true);
+    if (intEnd < 0) return undefined;
+    const c = bytes[intEnd];
+    if (c !== DOT && c !== 0x65 && c !== 0x45) {
+      const digits = intEnd - p - (bytes[p] === MINUS ? 1 : 0);
+      if (digits > MAX_DIGITS || !endsValue(c)) return undefined;
+      this.numberEnd = intEnd;
+      return integerValue(bytes, p, intEnd);
+    }
+    let q = intEnd;
+    let fractionDigits = 0;
+    if (c === DOT) {
+      q++;
+      while (q < end && isDigit(bytes[q] as number)) q++;
+      fractionDigits = q - intEnd - 1;
+      if (fractionDigits === 0 || fractionDigits >= POW10.length) return undefined;
+    }
+    const e = bytes[q];
+    if (e === 0x65 || e === 0x45) {
+      // An exponent (Java writes 1.0E-5): valid JSON goes through Number().
+      q++;
+      if (bytes[q] === 0x2b || bytes[q] === MINUS) q++;
+      const digitsFrom = q;
+      while (q < end && isDigit(bytes[q] as number)) q++;
+      if (q === digitsFrom || !endsValue(bytes[q])) return undefined;
+      this.numberEnd = q;
+      return Number(bytes.toString('latin1', p, q));
+    }
+    if (!endsValue(bytes[q])) return undefined;
+    const negative = bytes[p] === MINUS;
+    // Digits of the mantissa without leading zeros: at most 15 are exact.
+    let m = 0;
+    let significant = 0;
+    for (let i = negative ? p + 1 : p; i < q; i++) {
+      const d = bytes[i] as number;
+      if (d === DOT) continue;
+      if (significant > 0 || d !== ZERO) significant++;
+      m = m * 10 + (d - ZERO);
+    }
+    if (significant > MAX_DIGITS) return undefined;
+    this.numberEnd = q;
+    const n = m / (POW10[fractionDigits] as number);
+    return negative ? -n : n;
+  }
+}
+
+const NULL = Buffer.from('null');
+/**
+ * A function that makes a struct value from its field values with one object literal
+ * (`{"id": v[0], "name": v[1], ...}`): every value of the schema gets the same hidden
+ * class at once, where assigning fields one by one goes through a keyed store per
+ * field. Field names enter the source only as JSON string literals (as in
+ * src/protocol/codec.ts), so no schema text is evaluated.
+ */
+function structBuilder(names: readonly string[]): (values: unknown[]) => Record<string, unknown> {
+  const props = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
+  return new Function('v', `"use strict";\nreturn { ${props} };`) as (
+    values: unknown[],
+  ) => Record<string, unknown>;
+}
+
+const TRUE = Buffer.from('true');
+const FALSE = Buffer.from('false');
+
+function isDigit(c: number): boolean {
+  return c >= ZERO && c <= 0x39;
+}
+
+/** A byte that may follow a value in the compact layout: the next field or the end. */
+function endsValue(c: number | undefined): boolean {
+  return c === COMMA || c === CLOSE;
+}
+
+function isWord(bytes: Buffer, p: number, word: Uint8Array): boolean {
+  for (let i = 0; i < word.length; i++) if (bytes[p + i] !== word[i]) return false;
+  return endsValue(bytes[p + word.length]);
+}
+
+/**
+ * The end of a JSON integer (`-?(0|[1-9][0-9]*)`) of at most 15 digits at `p`, or -1.
+ * With `prefix`, it may be the integer part of a longer number (a `.` or an exponent
+ * may follow, and it may have more digits); otherwise the value must end there.
+ */
+function integerEnd(bytes: Buffer, p: number, end: number, prefix = false): number {
+  let q = bytes[p] === MINUS ? p + 1 : p;
+  const first = q;
+  if (bytes[q] === ZERO) {
+    q++;
+  } else {
+    while (q < end && isDigit(bytes[q] as number)) q++;
+  }
+  if (q === first) return -1;
+  if (prefix) return isDigit(bytes[q] as number) ? -1 : q; // no leading zeros: 01
+  if (q - first > MAX_DIGITS || !endsValue(bytes[q])) return -1;
+  return q;
+}
+
+function integerValue(bytes: Buffer, p: number, end: number): number {
+  const negative = bytes[p] === MINUS;
+  let n = 0;
+  for (let i = negative ? p + 1 : p; i < end; i++) n = n * 10 + ((bytes[i] as number) - ZERO);
+  return negative ? -n : n;
+}
