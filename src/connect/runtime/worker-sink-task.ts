@@ -4,10 +4,17 @@
  * Data path: a kafkajs consumer in group `connect-<connector>` (autoCommit off) on the
  * connector's `topics` or `topics.regex` -> per fetched batch, in chunks of at most
  * `max.poll.records`: key, value and header converters -> transforms -> task.put.
- * A RetriableException from put redelivers the same records after context.timeout(ms)
- * (or a default back-off); other errors fail the task. Conversion and transform errors
- * follow errors.tolerance (skip, log, dead letter queue); the errant record reporter is
- * offered to the task when errors.tolerance=all.
+ * One batch is fetched ahead: kafkajs's batch callback returns once the previous
+ * batch is delivered, so kafkajs fetches the next while this one is converted and put.
+ * A batch fetched before a seek (context.offset, a rebalance) is dropped, by a
+ * per-partition seek count it carries. A RetriableException from put redelivers the
+ * same records after context.timeout(ms) (or a default back-off); other errors fail
+ * the task. When no records came for IDLE_PUT_INTERVAL_MS (and the task is not
+ * paused) the task gets put([]), as Kafka Connect calls it after a poll that returned
+ * nothing, so a sink can close files on time; a RetriableException from it only
+ * delays the next one. Conversion and transform errors follow errors.tolerance (skip,
+ * log, dead letter queue); the errant record reporter is offered to the task when
+ * errors.tolerance=all.
  *
  * Offsets: `currentOffsets` holds, per assigned partition, the offset after the last
  * record handed to put (skipped records included). Every offset.flush.interval.ms, on
@@ -22,6 +29,9 @@
  * new assignment on GROUP_JOIN (it has no revocation callback); before any record of
  * the new generation is put, partitions no longer assigned get a commit and close(),
  * new ones open(). A seek from context.offset() is applied before the next put.
+ *
+ * Timers (offset commit, idle put) run their job through the same executor and re-arm
+ * when it settles; stopping cancels them.
  *
  * Stop: the batch in progress finishes its current chunk, then a last commit (while
  * the consumer is still a group member), close() of every assigned partition,
@@ -41,6 +51,7 @@ import type {
 } from '../api/connect-record.ts';
 import { topicPartitionKey } from '../api/connect-record.ts';
 import type { TaskConfig } from '../api/connector.ts';
+import type { SchemaAndValue } from '../api/converter.ts';
 import { errorKind } from '../api/errors.ts';
 import type { SinkTask, SinkTaskContext } from '../api/sink-task.ts';
 import type { ConsumedMessage } from '../errors/processing-context.ts';
@@ -61,6 +72,13 @@ const MISSING_TOPIC_RETRY_MS = 500;
 
 /** Back-off before redelivering a batch after RetriableException, unless the task set one. */
 const DEFAULT_RETRY_BACKOFF_MS = 1000;
+
+/**
+ * put([]) after this long without records. Kafka Connect's is its poll timeout; a few
+ * hundred ms lets time-based rotation close files about when due, at the cost of a
+ * no-op call a few times a second on an idle task.
+ */
+export const IDLE_PUT_INTERVAL_MS = 250;
 
 export interface SinkSubscription {
   topics: string[];
@@ -98,6 +116,13 @@ export class WorkerSinkTask {
   private readonly lastCommitted = new Map<string, number>();
   private readonly contextPaused = new Set<string>();
   private pendingSeeks = new Map<string, TopicPartitionOffset>();
+  /**
+   * Per partition, how many times its position was reset (seek, revocation): a batch
+   * remembers the count it was fetched under and is dropped when it changed.
+   */
+  private readonly seekEpochs = new Map<string, number>();
+  /** The delivery of the batch kafkajs handed over last (it never rejects). */
+  private handedOver: Promise<void> = Promise.resolve();
   private retryBackoffMs = DEFAULT_RETRY_BACKOFF_MS;
   private commitRequested = false;
   private paused: boolean;
@@ -105,6 +130,9 @@ export class WorkerSinkTask {
   private failed: unknown;
   private running = false;
   private cancelCommitTimer: (() => void) | null = null;
+  private cancelIdleTimer: (() => void) | null = null;
+  /** Clock time from which an idle put([]) is due: an interval after the last put. */
+  private nextIdlePut = 0;
   private wakeSleep: (() => void) | null = null;
   private readonly consumedOf = new WeakMap<object, ConsumedMessage>();
   private stopped: Promise<void> | null = null;
@@ -140,7 +168,11 @@ export class WorkerSinkTask {
         if (!self.paused) self.o.consumer.resume(groupByTopic(partitions));
       },
       requestCommit() {
+        // During a put, the commit follows it; otherwise (a sink whose writes finish
+        // in the background) it is queued now rather than left to the interval.
+        if (self.commitRequested) return;
         self.commitRequested = true;
+        void self.serial.run(() => self.commitIfRequested()).catch((e: unknown) => self.fail(e));
       },
       offset(offsets) {
         for (const tpo of offsets) self.pendingSeeks.set(topicPartitionKey(tpo), tpo);
@@ -203,6 +235,8 @@ export class WorkerSinkTask {
     o.status.taskState(o.id, this.paused ? 'PAUSED' : 'RUNNING');
     if (this.paused) this.pauseAll();
     this.scheduleCommit();
+    this.nextIdlePut = o.clock.now() + IDLE_PUT_INTERVAL_MS;
+    this.scheduleIdlePut();
   }
 
   /**
@@ -264,6 +298,7 @@ export class WorkerSinkTask {
       await this.o.task.close?.(revoked);
       for (const tp of revoked) {
         const key = topicPartitionKey(tp);
+        this.bumpSeekEpoch(key);
         this.currentOffsets.delete(key);
         this.lastCommitted.delete(key);
         this.contextPaused.delete(key);
@@ -279,31 +314,68 @@ export class WorkerSinkTask {
     if (this.paused) this.pauseAll();
   }
 
+  /**
+   * kafkajs's batch callback. It hands the batch over and returns once the batch
+   * before it is delivered, not this one: kafkajs sends the next fetch only when this
+   * returns, so the fetch's round trip to the broker overlaps this batch's delivery
+   * (the Java consumer prefetches the same way), while at most one batch waits.
+   */
   private async onBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
-    const { o } = this;
+    // Stale: fetched before a seek that kafkajs has not applied yet.
+    if (!payload.isRunning() || payload.isStale() || this.failed !== undefined || this.stopping)
+      return;
+    const key = topicPartitionKey({ topic: batch.topic, partition: batch.partition });
+    const epoch = this.seekEpochs.get(key) ?? 0;
+    const previous = this.handedOver;
+    // Chained: this batch's chunks go to the task only after the previous batch's
+    // last one, so records of a partition reach put in offset order.
+    this.handedOver = previous.then(() => this.deliverBatch(payload, key, epoch));
+    await previous;
+  }
+
+  /** Deliver a batch in chunks of max.poll.records; never rejects (failures fail the task). */
+  private async deliverBatch(payload: EachBatchPayload, key: string, epoch: number): Promise<void> {
+    const { batch } = payload;
     const messages = batch.messages;
-    for (let start = 0; start < messages.length; start += o.maxPollRecords) {
-      if (!payload.isRunning() || payload.isStale() || this.failed !== undefined || this.stopping)
+    for (let start = 0; start < messages.length; start += this.o.maxPollRecords) {
+      if (
+        !payload.isRunning() ||
+        this.failed !== undefined ||
+        this.stopping ||
+        (this.seekEpochs.get(key) ?? 0) !== epoch
+      ) {
         return;
-      const chunk = messages.slice(start, start + o.maxPollRecords);
+      }
+      const chunk = messages.slice(start, start + this.o.maxPollRecords);
       let delivered = false;
       try {
-        delivered = await this.serial.run(() => this.deliver(batch.topic, batch.partition, chunk));
+        delivered = await this.serial.run(() =>
+          this.deliver(batch.topic, batch.partition, chunk, epoch),
+        );
       } catch (e) {
         this.fail(e);
         return;
       }
       if (!delivered) return;
-      await payload.heartbeat();
+      try {
+        await payload.heartbeat();
+      } catch (e) {
+        // A rebalance under way: kafkajs meets it again on its own next request.
+        this.o.logger.debug({ err: e }, `${taskIdString(this.o.id)} heartbeat failed`);
+      }
     }
   }
 
-  /** Convert, transform and put one chunk; false when it was not delivered (seek, stop). */
+  /**
+   * Convert, transform and put one chunk; false when it was not delivered (a seek since
+   * it was fetched, stop, partition not assigned).
+   */
   private async deliver(
     topic: string,
     partition: number,
     messages: KafkaMessage[],
+    epoch: number,
   ): Promise<boolean> {
     const { o } = this;
     const key = topicPartitionKey({ topic, partition });
@@ -311,7 +383,8 @@ export class WorkerSinkTask {
       this.failed !== undefined ||
       this.stopping ||
       this.closing !== null ||
-      !this.assignment.has(key)
+      !this.assignment.has(key) ||
+      (this.seekEpochs.get(key) ?? 0) !== epoch
     ) {
       return false;
     }
@@ -326,6 +399,7 @@ export class WorkerSinkTask {
       if (record !== null) records.push(record);
     }
     for (;;) {
+      this.nextIdlePut = o.clock.now() + IDLE_PUT_INTERVAL_MS;
       try {
         await o.task.put(records);
         break;
@@ -351,19 +425,17 @@ export class WorkerSinkTask {
     return true;
   }
 
+  /**
+   * One consumed message through the converters and transforms; null when a stage
+   * dropped it or a tolerated error skipped it. This runs for every record: the
+   * converters are called directly and go through the tolerance operator only when
+   * they throw (which runs them again under its retry and tolerance rules), so the
+   * common path allocates no closure.
+   */
   private toSinkRecord(topic: string, partition: number, message: KafkaMessage): SinkRecord | null {
     const { o } = this;
     const c = o.converters;
-    const headers: Array<{ key: string; value: Buffer | null }> = [];
-    for (const [k, v] of Object.entries(message.headers ?? {})) {
-      for (const one of Array.isArray(v) ? v : [v]) {
-        if (one === undefined) continue;
-        headers.push({
-          key: k,
-          value: one === null ? null : Buffer.isBuffer(one) ? one : Buffer.from(one),
-        });
-      }
-    }
+    const headers = rawHeaders(message.headers);
     const consumed: ConsumedMessage = {
       topic,
       partition,
@@ -374,13 +446,25 @@ export class WorkerSinkTask {
       headers,
     };
     const ctx = { consumed };
-    const keyData = o.operator.execute('KEY_CONVERTER', c.keyClass, ctx, () =>
-      c.key.toConnectData(topic, consumed.key),
-    );
+    let keyData: SchemaAndValue | typeof skipped;
+    try {
+      keyData = c.key.toConnectData(topic, consumed.key);
+    } catch {
+      // The operator judges the failure; it runs the converter again, so a retriable
+      // error gets a real retry.
+      keyData = o.operator.execute('KEY_CONVERTER', c.keyClass, ctx, () =>
+        c.key.toConnectData(topic, consumed.key),
+      );
+    }
     if (keyData === skipped) return null;
-    const valueData = o.operator.execute('VALUE_CONVERTER', c.valueClass, ctx, () =>
-      c.value.toConnectData(topic, consumed.value),
-    );
+    let valueData: SchemaAndValue | typeof skipped;
+    try {
+      valueData = c.value.toConnectData(topic, consumed.value);
+    } catch {
+      valueData = o.operator.execute('VALUE_CONVERTER', c.valueClass, ctx, () =>
+        c.value.toConnectData(topic, consumed.value),
+      );
+    }
     if (valueData === skipped) return null;
     const connectHeaders =
       headers.length === 0
@@ -424,12 +508,18 @@ export class WorkerSinkTask {
         partition: tpo.partition,
         offset: String(tpo.offset),
       });
+      this.bumpSeekEpoch(key);
       this.currentOffsets.set(key, {
         topic: tpo.topic,
         partition: tpo.partition,
         offset: tpo.offset,
       });
     }
+  }
+
+  /** Batches of the partition fetched before this point are not delivered. */
+  private bumpSeekEpoch(key: string): void {
+    this.seekEpochs.set(key, (this.seekEpochs.get(key) ?? 0) + 1);
   }
 
   private sleep(ms: number): Promise<boolean> {
@@ -443,6 +533,61 @@ export class WorkerSinkTask {
         resolve(false);
       };
     });
+  }
+
+  private scheduleIdlePut(): void {
+    this.cancelIdleTimer = this.o.timers.schedule(IDLE_PUT_INTERVAL_MS, () => {
+      this.cancelIdleTimer = null;
+      const due = this.running && !this.paused && this.o.clock.now() >= this.nextIdlePut;
+      void (due ? this.serial.run(() => this.putIdle()) : Promise.resolve())
+        .catch((e: unknown) => this.fail(e))
+        .finally(() => {
+          if (!this.stopping && this.failed === undefined) this.scheduleIdlePut();
+        });
+    });
+  }
+
+  /** put([]) on a task that received nothing lately; runs inside the serial executor. */
+  private async putIdle(): Promise<void> {
+    const { o } = this;
+    if (
+      this.failed !== undefined ||
+      this.stopping ||
+      this.closing !== null ||
+      this.paused ||
+      o.clock.now() < this.nextIdlePut // records were put while this call waited
+    ) {
+      return;
+    }
+    this.nextIdlePut = o.clock.now() + IDLE_PUT_INTERVAL_MS;
+    try {
+      await o.task.put([]);
+    } catch (e) {
+      if (errorKind(e) !== 'retriable') throw e;
+      o.logger.warn(
+        { err: e },
+        `${taskIdString(o.id)} put of no records failed with a retriable error; next try in ${this.retryBackoffMs} ms`,
+      );
+      this.nextIdlePut = o.clock.now() + this.retryBackoffMs;
+      this.retryBackoffMs = DEFAULT_RETRY_BACKOFF_MS;
+      return;
+    }
+    if (this.commitRequested) {
+      this.commitRequested = false;
+      await this.commit([...this.assignment.values()]);
+    }
+  }
+
+  private async commitIfRequested(): Promise<void> {
+    if (
+      !this.commitRequested ||
+      !this.running ||
+      this.closing !== null ||
+      this.failed !== undefined
+    )
+      return;
+    this.commitRequested = false;
+    await this.commit([...this.assignment.values()]);
   }
 
   private scheduleCommit(): void {
@@ -542,6 +687,7 @@ export class WorkerSinkTask {
   private async doClose(commit: boolean): Promise<void> {
     const { o } = this;
     this.cancelCommitTimer?.();
+    this.cancelIdleTimer?.();
     // The last commit runs while the consumer is still a group member (kafkajs refuses
     // commits after consumer.stop()). `stopping` makes batches in progress end after
     // their current chunk, and new ones deliver nothing.
@@ -582,6 +728,23 @@ export class WorkerSinkTask {
     o.transforms.close();
     closeRecordConverters(o.converters);
   }
+}
+
+const NO_RAW_HEADERS: ConsumedMessage['headers'] = [];
+
+/** kafkajs's header object (a key may repeat: then an array) as a list, in order. */
+function rawHeaders(headers: KafkaMessage['headers']): ConsumedMessage['headers'] {
+  if (headers === undefined) return NO_RAW_HEADERS;
+  let out: Array<{ key: string; value: Buffer | null }> | undefined;
+  for (const key in headers) {
+    const v = headers[key];
+    for (const one of Array.isArray(v) ? v : [v]) {
+      if (one === undefined) continue;
+      out ??= [];
+      out.push({ key, value: one === null ? null : Buffer.isBuffer(one) ? one : Buffer.from(one) });
+    }
+  }
+  return out ?? NO_RAW_HEADERS;
 }
 
 function groupByTopic(
