@@ -15,14 +15,33 @@
  * A last run sends the same rows as plain JSON (schemas.enable=false, the sink infers
  * the schema): the difference to the first is the cost of the inline schema.
  *
- * Run: npx tsx bench/parquet-sink/end-to-end.ts [rows]
+ * Besides rows/s, each run prints the CPU time per row the whole process spent
+ * (broker, worker, Parquet encoder and V8's helper threads) and, on Linux, the main
+ * thread's alone: on a shared machine these vary much less than the rates, and the
+ * main thread (consumer, converter, sink) is the one the rate depends on.
+ *
+ * Run: npx tsx bench/parquet-sink/end-to-end.ts [rows]   (or BENCH_ROWS=rows; default 300,000)
  *      BENCH_FETCH_BYTES=8388608 ... sets consumer.max.partition.fetch.bytes (default 1 MiB)
- *      node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/parquet-sink/end-to-end.ts
+ *      BENCH_RUNS=local,s3,schemaless ... the sink runs to do (default all three)
+ *      BENCH_CPU_PROF=dir ... writes a CPU profile of the main thread over each timed
+ *        sink run (from the Stable group to the last commit) into dir, one per run;
+ *        `node --cpu-prof` would also profile producing the topic and DuckDB
+ *      BENCH_THREADS=1 ... prints each thread's CPU ms over each run (`# ...` lines)
  * Prints `name: value unit` lines.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { type Admin, Kafka, logLevel, type Message } from 'kafkajs';
@@ -33,11 +52,17 @@ import { JsonConverter } from '../../src/connect/converters/json-converter.ts';
 import { startStandaloneWorker } from '../../src/connect/runtime/standalone-worker.ts';
 import { startS3 } from '../../test/helpers/s3.ts';
 
-const ROWS = Number(process.argv[2] ?? 300_000);
+const ROWS = Number(process.argv[2] ?? process.env.BENCH_ROWS ?? 300_000);
 const FLUSH_SIZE = 100_000;
 const TOPIC = 'shop.public.orders';
 /** The same rows without the schema envelope (schemas.enable=false, inferred schema). */
 const SCHEMALESS_TOPIC = 'orders-schemaless';
+const RUNS = new Set((process.env.BENCH_RUNS ?? 'local,s3,schemaless').split(','));
+const CPU_PROF = process.env.BENCH_CPU_PROF;
+/** Print each thread's CPU time over a sink run (BENCH_THREADS=1). */
+const THREADS = process.env.BENCH_THREADS === '1';
+/** Linux's USER_HZ, the unit of /proc/<pid>/task/<tid>/stat times. */
+const CLOCK_TICKS = 100;
 const STATUSES = ['NEW', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'];
 const T0 = Date.UTC(2026, 10, 1);
 
@@ -140,14 +165,18 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60
   }
 }
 
-/** Runs one sink connector over the topic; ms from a Stable group to the last commit. */
+/**
+ * Runs one sink connector over the topic: ms from a Stable group to the last commit,
+ * and the CPU time the process (every thread: broker, worker, encoder) spent meanwhile,
+ * which varies less than the rate when other work shares the machine.
+ */
 async function runSink(
   admin: Admin,
   config: Record<string, unknown>,
   name: string,
   store: Record<string, string>,
   topic = TOPIC,
-): Promise<number> {
+): Promise<{ ms: number; cpuMs: number; mainMs: number }> {
   const worker = await startStandaloneWorker({
     config,
     connectors: [
@@ -171,15 +200,69 @@ async function runSink(
       const { groups } = await admin.describeGroups([group]);
       return groups[0]?.state === 'Stable' && groups[0].members.length > 0;
     }, `${group} stable`);
+    const profiler = CPU_PROF ? await startProfile() : undefined;
+    const cpu = process.cpuUsage();
+    const threadsBefore = threadCpuMs();
     const start = performance.now();
     await until(async () => {
       const [t] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
       return Number(t?.partitions[0]?.offset) === ROWS;
     }, `${group} committed ${ROWS}`);
-    return performance.now() - start;
+    const ms = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    const threadsAfter = threadCpuMs();
+    const mainMs =
+      (threadsAfter.get(process.pid)?.ms ?? 0) - (threadsBefore.get(process.pid)?.ms ?? 0);
+    if (THREADS) {
+      for (const [tid, t] of threadsAfter) {
+        const ms = t.ms - (threadsBefore.get(tid)?.ms ?? 0);
+        if (ms > 0) console.log(`# ${name} thread ${tid} ${t.name}: ${ms} ms`);
+      }
+    }
+    if (profiler && CPU_PROF) await profiler.stop(join(CPU_PROF, `${name}.cpuprofile`));
+    return { ms, cpuMs: (used.user + used.system) / 1000, mainMs };
   } finally {
     await worker.stop();
   }
+}
+
+/**
+ * CPU ms per thread of this process, by thread id, from /proc (Linux; empty
+ * elsewhere): the main thread's id is the process id.
+ */
+function threadCpuMs(): Map<number, { name: string; ms: number }> {
+  const out = new Map<number, { name: string; ms: number }>();
+  const tasks = `/proc/${process.pid}/task`;
+  if (!existsSync(tasks)) return out;
+  for (const tid of readdirSync(tasks)) {
+    try {
+      const stat = readFileSync(`${tasks}/${tid}/stat`, 'utf8');
+      // Fields after the parenthesised name: utime and stime are the 12th and 13th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      const name = readFileSync(`${tasks}/${tid}/comm`, 'utf8').trim();
+      out.set(Number(tid), { name, ms: (ticks * 1000) / CLOCK_TICKS });
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/** The inspector's sampling profiler on this (the main) thread. */
+async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = await session.post('Profiler.stop');
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 /**
@@ -272,53 +355,68 @@ try {
     passthroughPrefixes: workerPassthroughPrefixes,
   }).values;
 
-  const lake = join(dir, 'lake');
-  const localMs = await runSink(admin, config, 'e2e-local', { 'store.url': `file://${lake}` });
-  const localRate = Math.round((ROWS / localMs) * 1000);
-  const localBytes = folderBytes(lake);
-  line('e2e.local.rate', localRate, 'rows/s');
-  line('e2e.local.bytes', localBytes, 'bytes');
-  line('e2e.local.rate_vs_duckdb', localRate / duckRate, 'ratio');
-  line('e2e.local.bytes_vs_duckdb', localBytes / duck.bytes, 'ratio');
-  line('e2e.local.rate_vs_target_150k', localRate / 150_000, 'ratio');
-  line('e2e.local.converter_share', convertMs / localMs, 'ratio');
+  if (RUNS.has('local')) {
+    const lake = join(dir, 'lake');
+    const {
+      ms: localMs,
+      cpuMs,
+      mainMs,
+    } = await runSink(admin, config, 'e2e-local', {
+      'store.url': `file://${lake}`,
+    });
+    const localRate = Math.round((ROWS / localMs) * 1000);
+    const localBytes = folderBytes(lake);
+    line('e2e.local.rate', localRate, 'rows/s');
+    line('e2e.local.bytes', localBytes, 'bytes');
+    line('e2e.local.rate_vs_duckdb', localRate / duckRate, 'ratio');
+    line('e2e.local.bytes_vs_duckdb', localBytes / duck.bytes, 'ratio');
+    line('e2e.local.rate_vs_target_150k', localRate / 150_000, 'ratio');
+    line('e2e.local.converter_share', convertMs / localMs, 'ratio');
+    line('e2e.local.cpu_per_row', (cpuMs * 1000) / ROWS, 'us');
+    line('e2e.local.main_thread_cpu_per_row', (mainMs * 1000) / ROWS, 'us');
+  }
 
-  const s3Ms = await runSink(admin, config, 'e2e-s3', {
-    'store.url': s3.endpoint,
-    's3.bucket.name': 'bench',
-    's3.region': s3.region,
-    'aws.access.key.id': s3.credentials.accessKeyId,
-    'aws.secret.access.key': s3.credentials.secretAccessKey,
-    's3.part.size': String(5 * 1024 * 1024),
-  });
-  const s3Rate = Math.round((ROWS / s3Ms) * 1000);
-  line('e2e.s3rver.rate', s3Rate, 'rows/s');
-  line('e2e.s3rver.bytes', folderBytes(join(s3.directory, 'bench'), '._S3rver_object'), 'bytes');
-  line('e2e.s3rver.rate_vs_duckdb', s3Rate / duckRate, 'ratio');
-  line('e2e.s3rver.rate_vs_target_150k', s3Rate / 150_000, 'ratio');
+  if (RUNS.has('s3')) {
+    const { ms: s3Ms } = await runSink(admin, config, 'e2e-s3', {
+      'store.url': s3.endpoint,
+      's3.bucket.name': 'bench',
+      's3.region': s3.region,
+      'aws.access.key.id': s3.credentials.accessKeyId,
+      'aws.secret.access.key': s3.credentials.secretAccessKey,
+      's3.part.size': String(5 * 1024 * 1024),
+    });
+    const s3Rate = Math.round((ROWS / s3Ms) * 1000);
+    line('e2e.s3rver.rate', s3Rate, 'rows/s');
+    line('e2e.s3rver.bytes', folderBytes(join(s3.directory, 'bench'), '._S3rver_object'), 'bytes');
+    line('e2e.s3rver.rate_vs_duckdb', s3Rate / duckRate, 'ratio');
+    line('e2e.s3rver.rate_vs_target_150k', s3Rate / 150_000, 'ratio');
+  }
 
-  // The bound: the same rows as plain JSON values (no inline schema to skip, types
-  // inferred by the sink) through the same runtime to the local store.
-  line(
-    'topic.schemaless.value_bytes',
-    await produceAll(kafka, SCHEMALESS_TOPIC, rows, false),
-    'bytes',
-  );
-  const plainMs = await runSink(
-    admin,
-    config,
-    'e2e-schemaless',
-    {
-      'store.url': `file://${join(dir, 'lake-schemaless')}`,
-      'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
-      'value.converter.schemas.enable': 'false',
-    },
-    SCHEMALESS_TOPIC,
-  );
-  const plainRate = Math.round((ROWS / plainMs) * 1000);
-  line('e2e.local_schemaless.rate', plainRate, 'rows/s');
-  line('e2e.local_schemaless.bytes', folderBytes(join(dir, 'lake-schemaless')), 'bytes');
-  line('e2e.local_schemaless.rate_vs_target_150k', plainRate / 150_000, 'ratio');
+  if (RUNS.has('schemaless')) {
+    // The bound: the same rows as plain JSON values (no inline schema to skip, types
+    // inferred by the sink) through the same runtime to the local store.
+    line(
+      'topic.schemaless.value_bytes',
+      await produceAll(kafka, SCHEMALESS_TOPIC, rows, false),
+      'bytes',
+    );
+    const { ms: plainMs, cpuMs: plainCpuMs } = await runSink(
+      admin,
+      config,
+      'e2e-schemaless',
+      {
+        'store.url': `file://${join(dir, 'lake-schemaless')}`,
+        'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
+        'value.converter.schemas.enable': 'false',
+      },
+      SCHEMALESS_TOPIC,
+    );
+    const plainRate = Math.round((ROWS / plainMs) * 1000);
+    line('e2e.local_schemaless.rate', plainRate, 'rows/s');
+    line('e2e.local_schemaless.bytes', folderBytes(join(dir, 'lake-schemaless')), 'bytes');
+    line('e2e.local_schemaless.rate_vs_target_150k', plainRate / 150_000, 'ratio');
+    line('e2e.local_schemaless.cpu_per_row', (plainCpuMs * 1000) / ROWS, 'us');
+  }
 } finally {
   await admin.disconnect();
   await broker.stop();

@@ -124,7 +124,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'rotate.schedule.interval.ms',
     type: 'long',
     default: -1,
-    doc: 'Write open files at wall-clock multiples of this interval (-1: off); idle partitions at the next offset commit (offset.flush.interval.ms) after the boundary',
+    doc: 'Write open files at wall-clock multiples of this interval (-1: off); idle partitions too, on the empty put the runtime makes when no records come',
     group: GROUP_FILES,
   }),
   define({

@@ -1,5 +1,7 @@
 /**
- * Buffered columns -> the bytes of one Parquet file.
+ * Buffered columns -> the bytes of one Parquet file. Pure and synchronous: it runs on
+ * the task's thread for small files and on the encoder thread for large ones
+ * (file-encoder.ts), with the same result.
  *
  * Determinism: the same schema, rows, codec and metadata give the same bytes. The
  * footer holds no wall-clock time and a fixed `created_by`; compressors are
@@ -22,8 +24,13 @@ export interface EncodeOptions {
   kv: Array<{ key: string; value: string }>;
 }
 
+/** What encoding needs of a ParquetSchema: the footer's elements and the column names. */
+export type EncodedSchema = Pick<ParquetSchema, 'elements'> & {
+  columns: ReadonlyArray<{ name: string }>;
+};
+
 export function encodeParquet(
-  schema: ParquetSchema,
+  schema: EncodedSchema,
   columns: unknown[][],
   options: EncodeOptions,
 ): Uint8Array {

@@ -5,14 +5,16 @@
  *             refused credentials fail the task here, with S3's message)
  *   open      recover each assigned partition from the store and seek there
  *             (context.offset), so consumption resumes after the last durable file
- *   put       buffer, rotate and upload; a transient store failure is a
- *             RetriableException (the runner redelivers the batch, which the writer
- *             de-duplicates by offset), a permanent one fails the task
- *   preCommit close and upload groups whose rotate.schedule.interval.ms boundary passed
- *             (the runner calls put only when records arrive, so idle partitions
- *             rotate here, every offset.flush.interval.ms), then commit only offsets
- *             whose records are in durable files
- *   close     drop the revoked partitions' buffers (their new owner replays them)
+ *   put       buffer and rotate; closed files are encoded and uploaded in the
+ *             background. An empty put (the runner's call when no records came) closes
+ *             groups whose rotate.schedule.interval.ms boundary passed. A transient
+ *             store failure is a RetriableException from the next put (the runner
+ *             redelivers the batch, which the writer de-duplicates by offset), a
+ *             permanent one fails the task
+ *   preCommit commit only offsets whose records are in durable files (it does not
+ *             wait for uploads in flight: each one that completes requests a commit)
+ *   close     wait for the revoked partitions' uploads in flight, then drop their
+ *             buffers (their new owner replays what was not durable)
  * Every call comes from the task's runner, one at a time (sink-task.ts).
  */
 import {
@@ -59,7 +61,11 @@ export class ParquetSinkTask implements SinkTask {
       });
     }
     this.context = context;
-    this.writer = new ParquetSinkWriter(settings, store, context.clock);
+    // A file made durable in the background makes its offsets committable: ask for
+    // the commit then rather than at the next offset.flush.interval.ms.
+    this.writer = new ParquetSinkWriter(settings, store, context.clock, {
+      onDurable: () => context.requestCommit(),
+    });
   }
 
   async open(partitions: readonly TopicPartition[]): Promise<void> {
@@ -76,7 +82,7 @@ export class ParquetSinkTask implements SinkTask {
   ): Promise<TopicPartitionOffset[]> {
     const writer = this.started();
     try {
-      await writer.tick();
+      await writer.retryFailedUploads();
     } catch (e) {
       // A transient store failure: the files stay queued and the next put or
       // preCommit uploads them; commit what is durable meanwhile.
@@ -94,8 +100,8 @@ export class ParquetSinkTask implements SinkTask {
     return out;
   }
 
-  close(partitions: readonly TopicPartition[]): void {
-    this.writer?.close(partitions);
+  async close(partitions: readonly TopicPartition[]): Promise<void> {
+    await this.writer?.close(partitions);
   }
 
   async stop(): Promise<void> {

@@ -4,13 +4,22 @@
  * to commit. The SinkTask (parquet-sink-task.ts) is a thin adapter over this, so
  * everything here is tested without a Connect runtime.
  *
- * Memory cap (`buffer.memory.max.bytes`): buffered rows plus encoded files waiting
- * for upload are estimated per partition and checked every CHECK_EVERY records and
- * after each batch. Above the cap, the partitions holding the most buffered data close
- * their groups early (largest first) until the total is under half the cap, and the
- * files are uploaded before more records are taken: memory stays bounded however many
- * partitions are open. Early closes are not deterministic; recovery.ts makes them
- * exactly-once anyway by replaying an interrupted group to its recorded boundary.
+ * put() does not wait for files: closed groups are encoded (large files on the
+ * encoder thread) and uploaded in the background while the task takes more records,
+ * and committableOffsets() moves as they become durable. put() waits only to bound
+ * memory, and first retries an upload that failed in the background (its error then
+ * fails that put: retriable store errors make the runner redeliver the batch).
+ *
+ * Memory cap (`buffer.memory.max.bytes`): buffered rows plus files waiting for
+ * upload are estimated per partition and checked every CHECK_EVERY records and after
+ * each batch. Above the cap, the partitions holding the most buffered data close
+ * their groups early (largest first) until open data is under half the cap, and
+ * every closed group is uploaded before more records are taken: memory stays bounded
+ * however many partitions are open. Early closes are not deterministic; recovery.ts
+ * makes them exactly-once anyway by replaying an interrupted group to its recorded
+ * boundary. A partition with more than MAX_QUEUED_GROUPS closed groups not yet
+ * durable also makes put() wait, so consuming cannot run ahead of a slow store or
+ * encoder by more than that.
  */
 import {
   type Clock,
@@ -22,6 +31,7 @@ import {
   topicPartitionKey,
 } from '../../src/connect/api/index.ts';
 import type { ParquetSinkConfig } from './config.ts';
+import { type EncoderPlacement, FileEncoder } from './file-encoder.ts';
 import { topicPrefix } from './file-naming.ts';
 import { type ObjectStore, StoreError } from './object-store.ts';
 import { createPartitioner } from './partitioner.ts';
@@ -30,15 +40,28 @@ import { TopicPartitionWriter } from './topic-partition-writer.ts';
 
 const CHECK_EVERY = 1000;
 const UPLOAD_CONCURRENCY = 4;
+/** One group uploading and one encoding while the next fills: enough to overlap all three. */
+const MAX_QUEUED_GROUPS = 2;
+/** flush.size from which the encoder thread is started when partitions open. */
+const PREPARE_ENCODER_MIN_ROWS = 10_000;
 
 export class ParquetSinkWriter {
   private readonly writers = new Map<string, TopicPartitionWriter>();
+  private readonly encoder: FileEncoder;
 
   constructor(
     private readonly config: ParquetSinkConfig,
     readonly store: ObjectStore,
     private readonly clock: Clock,
-  ) {}
+    private readonly options: {
+      /** Where files are encoded (file-encoder.ts); tests force one side. */
+      encoder?: EncoderPlacement;
+      /** Called when files became durable: offsets can be committed (context.requestCommit). */
+      onDurable?: () => void;
+    } = {},
+  ) {
+    this.encoder = new FileEncoder(options.encoder);
+  }
 
   /**
    * Recover the given partitions from the store. Returns where consumption must
@@ -48,6 +71,8 @@ export class ParquetSinkWriter {
     const seeks: TopicPartitionOffset[] = [];
     for (const tp of partitions) {
       const writer = this.writerFor(tp.topic, tp.partition);
+      // Recovery reads the store, and discardIncomplete needs no write in flight.
+      await writer.idle();
       const position = await this.storeCall(() =>
         recoverPosition(this.store, this.config.topicsDir, tp.topic, tp.partition),
       );
@@ -63,36 +88,51 @@ export class ParquetSinkWriter {
       if (position)
         seeks.push({ topic: tp.topic, partition: tp.partition, offset: position.nextOffset });
     }
+    // Large files will come: load the encoder thread while the first one fills.
+    if (partitions.length > 0 && this.config.flushSize >= PREPARE_ENCODER_MIN_ROWS) {
+      this.encoder.prepare();
+    }
     return seeks;
   }
 
+  /**
+   * Buffer the records and close the groups they complete (or that the clock closes:
+   * an empty put is the runner's call on an idle task). Returns before the closed
+   * files are durable, unless memory or the upload queue is full.
+   */
   async put(records: readonly SinkRecord[]): Promise<void> {
-    // Finish uploads a previous put could not complete before taking more records.
-    await this.drainAll();
+    await this.retryFailedUploads();
     let sinceCheck = 0;
+    let last: TopicPartitionWriter | undefined;
     for (const record of records) {
-      this.writerFor(record.topic, record.kafkaPartition).append(record);
+      // Batches come per partition: skip the map lookup while the partition repeats.
+      const w =
+        last !== undefined &&
+        last.partition === record.kafkaPartition &&
+        last.topic === record.topic
+          ? last
+          : this.writerFor(record.topic, record.kafkaPartition);
+      last = w;
+      w.append(record);
       if (++sinceCheck >= CHECK_EVERY) {
         sinceCheck = 0;
-        if (this.enforceMemoryCap()) await this.drainAll();
+        await this.relieveMemory();
       }
     }
     const now = this.clock.now();
     for (const w of this.writers.values()) w.tick(now);
-    this.enforceMemoryCap();
-    await this.drainAll();
+    await this.relieveMemory();
+    for (const w of this.writers.values()) {
+      if (w.queuedGroups > MAX_QUEUED_GROUPS) await this.storeCall(() => w.flushed());
+    }
   }
 
   /**
-   * Scheduled rotation of idle partitions (rotate.schedule.interval.ms), which no put
-   * reaches: the runner calls put only when records arrive, so the task runs this from
-   * preCommit, every offset.flush.interval.ms. Uploads what the clock closed.
+   * Resolves once every closed group is durable, throwing (after one more try) when
+   * an upload fails. For tests and tools; the task itself never needs to wait.
    */
-  async tick(): Promise<void> {
-    if (this.config.rotateScheduleIntervalMs <= 0) return;
-    const now = this.clock.now();
-    for (const w of this.writers.values()) w.tick(now);
-    await this.drainAll();
+  async flushed(): Promise<void> {
+    await this.storeCall(() => Promise.all([...this.writers.values()].map((w) => w.flushed())));
   }
 
   /**
@@ -115,9 +155,17 @@ export class ParquetSinkWriter {
     return out;
   }
 
-  /** Drop the partitions' writers and buffers (revoked: another task will replay). */
-  close(partitions: readonly TopicPartition[]): void {
-    for (const tp of partitions) this.writers.delete(topicPartitionKey(tp));
+  /**
+   * Drop the partitions' writers and buffers (revoked: another task will replay),
+   * once their uploads in flight have settled: the next owner's recovery must not
+   * race them.
+   */
+  async close(partitions: readonly TopicPartition[]): Promise<void> {
+    for (const tp of partitions) {
+      const key = topicPartitionKey(tp);
+      await this.writers.get(key)?.idle();
+      this.writers.delete(key);
+    }
   }
 
   writer(tp: TopicPartition): TopicPartitionWriter | undefined {
@@ -130,8 +178,11 @@ export class ParquetSinkWriter {
     return total;
   }
 
+  /** Waits for uploads in flight (their failures no longer matter), then releases all. */
   async stop(): Promise<void> {
+    await Promise.all([...this.writers.values()].map((w) => w.idle()));
     this.writers.clear();
+    await this.encoder.close();
     await this.store.close();
   }
 
@@ -159,34 +210,41 @@ export class ParquetSinkWriter {
         createPartitioner(c.partitioner, this.clock),
         this.store,
         this.clock,
+        this.encoder,
+        this.options.onDurable,
       );
       this.writers.set(key, w);
     }
     return w;
   }
 
-  /** Close the largest groups while over the cap; true when any closed. */
-  private enforceMemoryCap(): boolean {
-    let total = this.bufferedBytes;
-    if (total <= this.config.memoryMaxBytes) return false;
-    const target = this.config.memoryMaxBytes / 2;
+  /**
+   * Over the cap: close the largest open groups until open data is under half the
+   * cap, then wait until every closed group is durable (which frees what they hold).
+   */
+  private async relieveMemory(): Promise<void> {
+    const cap = this.config.memoryMaxBytes;
+    if (this.bufferedBytes <= cap) return;
     const bySize = [...this.writers.values()]
       .filter((w) => w.hasOpenGroup)
       .sort((a, b) => b.openBytes - a.openBytes);
-    let closed = false;
+    let open = bySize.reduce((n, w) => n + w.openBytes, 0);
     for (const w of bySize) {
-      if (total <= target) break;
-      const before = w.bufferedBytes;
+      if (open <= cap / 2) break;
+      open -= w.openBytes;
       w.closeGroup();
-      closed = true;
-      // Encoded files waiting for upload still count until drained.
-      total -= before - w.bufferedBytes;
     }
-    return closed;
+    await this.flushed();
   }
 
-  private async drainAll(): Promise<void> {
-    await this.storeCall(() => Promise.all([...this.writers.values()].map((w) => w.drain())));
+  /**
+   * Try again the uploads that failed in the background, waiting for them; throws
+   * when one still fails. put() runs it before taking more records.
+   */
+  async retryFailedUploads(): Promise<void> {
+    for (const w of this.writers.values()) {
+      if (w.uploadFailed) await this.storeCall(() => w.flushed());
+    }
   }
 
   /** Store errors become the runtime's: retriable ones retry the batch, others fail the task. */

@@ -27,11 +27,19 @@
  *
  * Redelivery: records at or below the last consumed offset are skipped, so when put()
  * fails with a retriable store error and the runner hands the same batch again, the
- * buffers do not take records twice. Groups upload strictly in order and a group's
- * files only after the previous group is durable.
+ * buffers do not take records twice.
+ *
+ * Uploads run in the background: closeGroup() hands the group's files to the encoder
+ * (file-encoder.ts: large ones go to the encoder thread) and starts the upload loop,
+ * which writes groups strictly in order, a group's files only after the previous
+ * group is durable, and moves the committable offset only once a whole group is. An
+ * upload that fails stops the loop and is kept in `failure`; flushed() tries it again
+ * and throws if it still fails, so the task sees the error on its next call. Files
+ * are named by their group's first offsets and encoded deterministically, so a
+ * retried or replayed upload writes the same object again.
  *
  * Called only from the task (one call at a time): append/tick/closeGroup are
- * synchronous and CPU-bound; drain() is the only I/O.
+ * synchronous and CPU-bound; the upload loop is the only I/O, and at most one runs.
  */
 import {
   type Clock,
@@ -40,10 +48,10 @@ import {
   type SinkRecord,
 } from '../../src/connect/api/index.ts';
 import type { ParquetCodec } from './codecs.ts';
+import type { FileEncoder } from './file-encoder.ts';
 import { fileName, objectKey } from './file-naming.ts';
 import { kafkaColumns, kafkaColumnValues } from './kafka-columns.ts';
 import type { ObjectStore } from './object-store.ts';
-import { encodeParquet } from './parquet-encoder.ts';
 import type { Partitioner } from './partitioner.ts';
 import { type GroupMetadata, groupKv, type RecoveredPosition } from './recovery.ts';
 import { RowBuffer } from './row-buffer.ts';
@@ -79,10 +87,17 @@ interface OpenFile {
   buffer: RowBuffer;
 }
 
+interface ClosedFile {
+  key: string;
+  encoded: Promise<Uint8Array>;
+  /** The buffered rows' estimate until encoded, then the file's size (memory cap). */
+  bytes: number;
+  done: boolean;
+}
+
 interface ClosedGroup {
   meta: GroupMetadata;
-  files: Array<{ key: string; bytes: Uint8Array; done: boolean }>;
-  bytes: number;
+  files: ClosedFile[];
 }
 
 export class TopicPartitionWriter {
@@ -101,6 +116,10 @@ export class TopicPartitionWriter {
   private pendingBoundary: number | undefined;
   private nextScheduledRotation = Number.POSITIVE_INFINITY;
   private readonly pending: ClosedGroup[] = [];
+  /** The running upload loop (it never rejects), if any. */
+  private uploading: Promise<void> | undefined;
+  /** Why the last upload loop stopped early; flushed() retries and throws it. */
+  private failure: { error: unknown } | undefined;
   private readonly extraColumns;
   /** Files written (made durable) by this writer, for logs and tests. */
   readonly written: string[] = [];
@@ -112,14 +131,21 @@ export class TopicPartitionWriter {
     private readonly partitioner: Partitioner,
     private readonly store: ObjectStore,
     private readonly clock: Clock,
+    private readonly encoder: FileEncoder,
+    /** Called each time a group became durable (the committable offset moved). */
+    private readonly onDurable: () => void = () => undefined,
   ) {
     this.extraColumns = kafkaColumns(s);
   }
 
-  /** Start from a position recovered from the store (or from the consumer's). */
+  /**
+   * Start from a position recovered from the store (or from the consumer's). Only
+   * with no upload running (idle()): what was closed before is dropped.
+   */
   resumeAt(position: RecoveredPosition | undefined): void {
     this.reset();
     this.pending.length = 0;
+    this.failure = undefined;
     if (position === undefined) {
       this.lastOffset = -1;
       this.durableNext = undefined;
@@ -133,10 +159,19 @@ export class TopicPartitionWriter {
 
   /** Buffered plus encoded-but-not-uploaded bytes, for the task's memory cap. */
   get bufferedBytes(): number {
-    let bytes = 0;
-    for (const f of this.files.values()) bytes += f.buffer.estimatedBytes;
-    for (const g of this.pending) bytes += g.bytes;
+    let bytes = this.openBytes;
+    for (const g of this.pending) for (const f of g.files) if (!f.done) bytes += f.bytes;
     return bytes;
+  }
+
+  /** Closed groups not yet durable. */
+  get queuedGroups(): number {
+    return this.pending.length;
+  }
+
+  /** Whether the last background upload failed (flushed() tries it again). */
+  get uploadFailed(): boolean {
+    return this.failure !== undefined;
   }
 
   get openBytes(): number {
@@ -196,7 +231,7 @@ export class TopicPartitionWriter {
     ) {
       this.closeGroup();
     }
-    this.tick(this.clock.now());
+    if (this.s.rotateScheduleIntervalMs > 0) this.tick(this.clock.now());
 
     if (record.value === null || record.value === undefined) {
       if (this.s.nullBehavior === 'fail') {
@@ -260,7 +295,7 @@ export class TopicPartitionWriter {
     }
   }
 
-  /** Encode every open file of the group and queue them for upload. */
+  /** Hand every open file of the group to the encoder and queue them for upload. */
   closeGroup(): void {
     if (this.groupStart === undefined || this.files.size === 0) {
       this.reset();
@@ -276,27 +311,77 @@ export class TopicPartitionWriter {
     const kv = groupKv(meta);
     const files = [...this.files.values()]
       .sort((a, b) => (a.encodedPartition < b.encodedPartition ? -1 : 1))
-      .map((f) => {
+      .map((f): ClosedFile => {
         const name = fileName(
           { topic: this.topic, kafkaPartition: this.partition, startOffset: f.startOffset },
           this.s.padWidth,
         );
-        const bytes = encodeParquet(f.buffer.schema, f.buffer.columns(), {
-          codec: this.s.codec,
-          kv,
-        });
-        return {
+        const estimate = f.buffer.estimatedBytes;
+        const file: ClosedFile = {
           key: objectKey(this.s.topicsDir, this.topic, f.encodedPartition, name),
-          bytes,
+          encoded: this.encoder.encode(f.buffer.schema, f.buffer.columns(), estimate, {
+            codec: this.s.codec,
+            kv,
+          }),
+          bytes: estimate,
           done: false,
         };
+        // Also the rejection's handler until the upload loop reaches this file: an
+        // encoding error waits there, not as an unhandled rejection.
+        file.encoded.then(
+          (bytes) => {
+            file.bytes = bytes.byteLength;
+          },
+          () => undefined,
+        );
+        return file;
       });
-    this.pending.push({ meta, files, bytes: files.reduce((n, f) => n + f.bytes.byteLength, 0) });
+    this.pending.push({ meta, files });
     this.reset();
+    this.startUploads();
   }
 
-  /** Upload closed groups in order; a rejected drain leaves the rest for the next call. */
-  async drain(): Promise<void> {
+  /**
+   * Resolves once every closed group is durable. After a failed background upload it
+   * tries once more, and throws the error if that fails too (the failure stays, so
+   * the next call tries again).
+   */
+  async flushed(): Promise<void> {
+    await this.idle();
+    if (this.failure !== undefined) {
+      this.failure = undefined;
+      this.startUploads();
+      await this.idle();
+    }
+    // Read again: the loop that just ended may have set it (TypeScript cannot see that).
+    const failure = this.failure as { error: unknown } | undefined;
+    if (failure !== undefined) throw failure.error;
+  }
+
+  /** Resolves once no upload runs, without retrying or reporting a failure (revocation, stop). */
+  async idle(): Promise<void> {
+    // A loop that ends restarts itself for groups closed meanwhile: wait for that too.
+    while (this.uploading !== undefined) await this.uploading;
+  }
+
+  private startUploads(): void {
+    if (this.uploading !== undefined || this.failure !== undefined || this.pending.length === 0) {
+      return;
+    }
+    this.uploading = this.upload().then(
+      () => {
+        this.uploading = undefined;
+        this.startUploads(); // a group closed while the loop was finishing
+      },
+      (error: unknown) => {
+        this.uploading = undefined;
+        this.failure = { error };
+      },
+    );
+  }
+
+  /** Upload closed groups in order; a rejection leaves the rest queued. */
+  private async upload(): Promise<void> {
     while (this.pending.length > 0) {
       const group = this.pending[0] as ClosedGroup;
       const todo = group.files.filter((f) => !f.done);
@@ -305,7 +390,7 @@ export class TopicPartitionWriter {
         // is still in flight when the caller retries or gives up.
         const results = await Promise.allSettled(
           todo.slice(i, i + this.s.uploadConcurrency).map(async (f) => {
-            await this.store.put(f.key, f.bytes);
+            await this.store.put(f.key, await f.encoded);
             f.done = true;
           }),
         );
@@ -315,6 +400,7 @@ export class TopicPartitionWriter {
       this.pending.shift();
       for (const f of group.files) this.written.push(f.key);
       this.durableNext = group.meta.end + 1;
+      this.onDurable();
     }
   }
 

@@ -13,6 +13,7 @@ import {
   type TopicPartitionOffset,
 } from '../../../src/connect/api/index.ts';
 import { startS3, type TestS3 } from '../../../test/helpers/s3.ts';
+import { waitFor } from '../../../test/helpers/wait.ts';
 import { parquetSinkConfigDefs, toSinkConfig, validateSinkConfig } from '../config.ts';
 import * as entry from '../index.ts';
 import { ParquetSinkTask } from '../parquet-sink-task.ts';
@@ -75,9 +76,14 @@ describe('ParquetSinkTask', () => {
     await first.open(partitions);
     expect(ctx.seeks).toEqual([]);
     await first.put(orderRecords(ORDERS, 0, 0, 150));
-    expect(await first.preCommit([{ topic: ORDERS, partition: 0, offset: 150 }])).toEqual([
-      { topic: ORDERS, partition: 0, offset: 100 },
-    ]);
+    // The first file uploads in the background: preCommit offers nothing of it before
+    // it is durable, never the 50 records still buffered.
+    const offered = await waitFor('the first file to be durable', async () => {
+      const o = await first.preCommit([{ topic: ORDERS, partition: 0, offset: 150 }]);
+      expect(o.every((x) => x.offset <= 100)).toBe(true);
+      return o.length > 0 ? o : undefined;
+    });
+    expect(offered).toEqual([{ topic: ORDERS, partition: 0, offset: 100 }]);
     await first.stop();
 
     const second = task();

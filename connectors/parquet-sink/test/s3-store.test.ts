@@ -131,6 +131,7 @@ describe('Parquet sink writer on S3 (s3rver)', () => {
       sinkRecord('clicks', 0, i, { page: `/p/${i % 4}`, ms: i * 10 }),
     );
     await w.put([...orderRecords(ORDERS, 0, 0, 100), ...clicks]);
+    await w.flushed();
     const folder = await download(s3Store(), 'topics/');
     const byHour = await query(
       `SELECT hour, count(*) AS n, sum(id) AS ids FROM ${scan(join(folder, 'topics', ORDERS))} GROUP BY 1 ORDER BY 1`,
@@ -152,9 +153,11 @@ describe('Parquet sink writer on S3 (s3rver)', () => {
     const first = sink({ flushSize: 40, topicsDir: prefix });
     await first.open([tp()]);
     await first.put(orderRecords(ORDERS, 0, 0, 90)); // 10 records lost in the crash
+    await first.flushed();
     const second = sink({ flushSize: 40, topicsDir: prefix });
     expect(await second.open([tp()])).toEqual([{ topic: ORDERS, partition: 0, offset: 80 }]);
     await second.put(orderRecords(ORDERS, 0, 80, 40));
+    await second.flushed();
     const keys = await s3Store().list(`${prefix}/`);
     expect(keys.map((k) => k.slice(-15))).toEqual(
       ['000000.parquet', '000040.parquet', '000080.parquet'].map((s) => `0${s}`),

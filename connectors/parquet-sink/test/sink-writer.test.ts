@@ -10,8 +10,9 @@ import {
   type TopicPartition,
 } from '../../../src/connect/api/index.ts';
 import type { ParquetSinkConfig } from '../config.ts';
+import type { EncoderPlacement } from '../file-encoder.ts';
 import { LocalStore } from '../local-store.ts';
-import type { ObjectStore } from '../object-store.ts';
+import { type ObjectStore, StoreError } from '../object-store.ts';
 import { readGroup } from '../recovery.ts';
 import { ParquetSinkWriter } from '../sink-writer.ts';
 import { query, scan } from './duckdb.ts';
@@ -38,8 +39,14 @@ async function sink(
   over: Partial<ParquetSinkConfig> = {},
   store: ObjectStore = localStore(),
   clock = new ManualClock(T0),
+  options: { encoder?: EncoderPlacement } = {},
 ): Promise<ParquetSinkWriter> {
-  const w = new ParquetSinkWriter(sinkConfig({ kind: 'local', url: '' }, over), store, clock);
+  const w = new ParquetSinkWriter(
+    sinkConfig({ kind: 'local', url: '' }, over),
+    store,
+    clock,
+    options,
+  );
   cleanups.push(() => w.stop());
   return w;
 }
@@ -58,6 +65,7 @@ describe('Parquet sink writer on a local folder', () => {
     const w = await sink({ flushSize: 100 });
     await w.open([tp(0), tp(1)]);
     await w.put([...orderRecords(ORDERS, 0, 0, 250), ...orderRecords(ORDERS, 1, 0, 120)]);
+    await w.flushed();
 
     expect(readdirSync(join(dir, 'lake/topics', ORDERS, 'partition=0')).sort()).toEqual([
       `${ORDERS}+0+0000000000.parquet`,
@@ -90,6 +98,7 @@ describe('Parquet sink writer on a local folder', () => {
     const w = await sink({ flushSize: 1000, rotateIntervalMs: 30 * 60_000 });
     await w.open([tp()]);
     await w.put(orderRecords(ORDERS, 0, 0, 95)); // one record a minute
+    await w.flushed();
     const written = w.writer(tp())?.written.map((k) => k.slice(k.lastIndexOf('+') + 1));
     expect(written).toEqual(['0000000000.parquet', '0000000030.parquet', '0000000060.parquet']);
     const rows = await query(
@@ -116,6 +125,7 @@ describe('Parquet sink writer on a local folder', () => {
     });
     await w.open([tp()]);
     await w.put(orderRecords(ORDERS, 0, 0, 30));
+    await w.flushed();
     const written = w.writer(tp())?.written ?? [];
     expect(written).toHaveLength(7);
     expect(written[0]).toBe(`topics/${ORDERS}/customer=customer-0/${ORDERS}+0+0000000000.parquet`);
@@ -131,15 +141,18 @@ describe('Parquet sink writer on a local folder', () => {
     const reference = await sink({ flushSize: 100 }, localStore('reference'));
     await reference.open([tp()]);
     await reference.put(orderRecords(ORDERS, 0, 0, 350));
+    await reference.flushed();
 
     const store = localStore('crashed');
     const first = await sink({ flushSize: 100 }, store);
     expect(await first.open([tp()])).toEqual([]); // nothing in the store yet
     await first.put(orderRecords(ORDERS, 0, 0, 170)); // crash: 70 buffered records are lost
+    await first.flushed();
 
     const second = await sink({ flushSize: 100 }, store);
     expect(await second.open([tp()])).toEqual([{ topic: ORDERS, partition: 0, offset: 100 }]);
     await second.put(orderRecords(ORDERS, 0, 100, 250));
+    await second.flushed();
 
     expect(await snapshot(store)).toEqual(await snapshot(localStore('reference')));
   });
@@ -149,6 +162,7 @@ describe('Parquet sink writer on a local folder', () => {
     const first = await sink({ flushSize: 10 });
     await first.open([tp()]);
     await first.put(records.slice(0, 25)); // two files of 10; offsets up to 28 written
+    await first.flushed();
     const second = await sink({ flushSize: 10 });
     const lastWritten = records[19]?.kafkaOffset as number;
     expect(await second.open([tp()])).toEqual([
@@ -172,6 +186,7 @@ describe('Parquet sink writer on a local folder', () => {
     await reference.put(records.slice(0, 25));
     clockA.advance(60_000);
     await reference.put([]);
+    await reference.flushed();
 
     // Same run, but the store fails after the first file of the group.
     const clockB = new ManualClock(T0);
@@ -180,13 +195,15 @@ describe('Parquet sink writer on a local folder', () => {
     await crashing.open([tp()]);
     await crashing.put(records.slice(0, 25));
     clockB.advance(60_000);
-    await expect(crashing.put([])).rejects.toThrow(/injected failure/);
+    await crashing.put([]);
+    await expect(crashing.flushed()).rejects.toThrow(/injected failure/);
 
     // Restart much later: the clock alone would now cut elsewhere.
     const clockC = new ManualClock(T0 + 3_600_000);
     const restarted = await sink(over, localStore('crashed'), clockC);
     expect(await restarted.open([tp()])).toEqual([{ topic: ORDERS, partition: 0, offset: 0 }]);
     await restarted.put(records.slice(0, 30));
+    await restarted.flushed();
     expect(await snapshot(localStore('crashed'))).toEqual(await snapshot(localStore('reference')));
     expect(restarted.committableOffsets()).toEqual([{ topic: ORDERS, partition: 0, offset: 25 }]);
   });
@@ -210,6 +227,7 @@ describe('Parquet sink writer on a local folder', () => {
     const ignoring = await sink({ flushSize: 5, nullBehavior: 'ignore' }, localStore('ignore'));
     await ignoring.open([tp()]);
     await ignoring.put(records);
+    await ignoring.flushed();
     const [ignored] = await query(`SELECT count(*) AS n FROM ${scan(join(dir, 'ignore'))}`);
     expect(ignored).toEqual({ n: 5n });
 
@@ -219,6 +237,7 @@ describe('Parquet sink writer on a local folder', () => {
     );
     await writing.open([tp()]);
     await writing.put(records);
+    await writing.flushed();
     const rows = await query(
       `SELECT id, __kafka_key FROM ${scan(join(dir, 'write'))} ORDER BY __kafka_key`,
     );
@@ -240,6 +259,7 @@ describe('Parquet sink writer on a local folder', () => {
     await w.open([tp(0, 'events')]);
     await w.put(records);
     await w.put([6, 7, 8, 9].map((o) => json(o, { id: `#${o}` })));
+    await w.flushed();
     expect(w.writer(tp(0, 'events'))?.written.map((k) => k.slice(-12))).toEqual([
       '0000.parquet',
       '0004.parquet',
@@ -258,6 +278,7 @@ describe('Parquet sink writer on a local folder', () => {
     const strict = await sink({ flushSize: 6, compatibility: 'NONE' }, localStore('none'));
     await strict.open([tp(0, 'events')]);
     await strict.put(records);
+    await strict.flushed();
     // NONE: every schema change is a new file: {id,name} | +tags | {id,price} | id as text (open).
     expect(strict.writer(tp(0, 'events'))?.written.map((k) => k.slice(-12))).toEqual([
       '0000.parquet',
@@ -277,6 +298,7 @@ describe('Parquet sink writer on a local folder', () => {
       peak = Math.max(peak, w.bufferedBytes);
     }
     expect(peak).toBeLessThanOrEqual(cap);
+    await w.flushed();
     const [agg] = await query(`SELECT count(*) AS n FROM ${scan(join(dir, 'lake'))}`);
     expect(Number(agg?.n)).toBeGreaterThan(0);
     const committed = w.committableOffsets().reduce((n, o) => n + o.offset, 0);
@@ -322,6 +344,7 @@ describe('Parquet sink writer on a local folder', () => {
       change(1, 'u', { id: 1, status: 'NEW' }, { id: 1, status: 'PAID' }),
       change(2, 'd', { id: 1, status: 'PAID' }, null),
     ]);
+    await w.flushed();
     const rows = await query(
       `SELECT op, before.status AS was, after.status AS now, source.lsn AS lsn
        FROM ${scan(join(dir, 'lake'))} ORDER BY lsn`,
@@ -350,6 +373,7 @@ describe('Parquet sink writer on a local folder', () => {
         },
       );
     await w.put([record(0), record(1)]);
+    await w.flushed();
     const rows = await query(
       `SELECT v, __kafka_key, __kafka_headers[1].value AS h FROM ${scan(join(dir, 'lake'))} ORDER BY v`,
     );
@@ -359,6 +383,89 @@ describe('Parquet sink writer on a local folder', () => {
     ]);
   });
 });
+
+describe('Parquet sink writer uploads in the background', () => {
+  it('encodes files on the encoder thread to the same bytes as on the task thread', async () => {
+    const records = [...orderRecords(ORDERS, 0, 0, 250), ...orderRecords(ORDERS, 1, 0, 120)];
+    const inline = await sink({ flushSize: 100 }, localStore('inline'), new ManualClock(T0), {
+      encoder: 'inline',
+    });
+    const threaded = await sink({ flushSize: 100 }, localStore('threaded'), new ManualClock(T0), {
+      encoder: 'thread',
+    });
+    for (const w of [inline, threaded]) {
+      await w.open([tp(0), tp(1)]);
+      await w.put(records);
+      await w.flushed();
+    }
+    const files = await snapshot(localStore('threaded'));
+    expect(files.size).toBe(3);
+    expect(files).toEqual(await snapshot(localStore('inline')));
+    expect(threaded.committableOffsets()).toEqual(inline.committableOffsets());
+  });
+
+  it('commits nothing of a group whose upload failed, and uploads it again on the next put', async () => {
+    const store = new FailFirst(localStore(), 2);
+    const w = await sink({ flushSize: 50 }, store);
+    await w.open([tp()]);
+    await w.put(orderRecords(ORDERS, 0, 0, 120));
+    // The background upload fails, and so does the retry flushed() makes.
+    await expect(w.flushed()).rejects.toMatchObject({
+      kind: 'retriable',
+      message: expect.stringMatching(/store unavailable/),
+    });
+    expect(w.committableOffsets()).toEqual([]);
+    await w.put([]);
+    await w.flushed();
+    expect(w.committableOffsets()).toEqual([{ topic: ORDERS, partition: 0, offset: 100 }]);
+    expect(w.writer(tp())?.written).toHaveLength(2);
+  });
+
+  it('reports an encoding error from the encoder thread as the upload failure, naming its cause', async () => {
+    const schema = Schemas.struct([['n', Schemas.int64()]]);
+    const w = await sink({ flushSize: 2 }, localStore(), new ManualClock(T0), {
+      encoder: 'thread',
+    });
+    await w.open([tp()]);
+    await w.put(
+      [0, 1].map((o) => sinkRecord(ORDERS, 0, o, { n: 2n ** 64n }, { valueSchema: schema })),
+    );
+    await expect(w.flushed()).rejects.toThrow(/Parquet encoding failed: .*out of range/);
+    expect(w.committableOffsets()).toEqual([]);
+    expect(await localStore().list('')).toEqual([]);
+  });
+});
+
+/** A store whose first `n` puts fail as a briefly unreachable destination's would. */
+class FailFirst implements ObjectStore {
+  private failures = 0;
+  constructor(
+    private readonly inner: ObjectStore,
+    private readonly n: number,
+  ) {}
+  get description() {
+    return this.inner.description;
+  }
+  check() {
+    return this.inner.check();
+  }
+  async put(key: string, bytes: Uint8Array) {
+    if (this.failures++ < this.n) throw new StoreError('store unavailable', true);
+    await this.inner.put(key, bytes);
+  }
+  list(prefix: string) {
+    return this.inner.list(prefix);
+  }
+  readTail(key: string, length: number) {
+    return this.inner.readTail(key, length);
+  }
+  get(key: string) {
+    return this.inner.get(key);
+  }
+  close() {
+    return this.inner.close();
+  }
+}
 
 /** A store whose puts fail after `n` successes, as a crash mid-upload would leave it. */
 class FailAfter implements ObjectStore {

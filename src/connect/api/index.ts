@@ -6,6 +6,8 @@
  */
 export * from '../../config/config-def.ts';
 export { type Clock, ManualClock, systemClock } from '../../util/clock.ts';
+/** Runs a plugin module (TypeScript or JavaScript) on a worker thread. */
+export { startThread } from '../../util/thread.ts';
 export * from './connect-record.ts';
 export * from './connector.ts';
 export * from './converter.ts';

@@ -62,7 +62,8 @@ export async function startPipeline(o: PipelineOptions): Promise<Pipeline> {
     listeners: 'http://127.0.0.1:0',
     'plugin.path': parquetPluginPath,
     'offset.storage.file.filename': join(o.dir, 'connect.offsets'),
-    // Sink offsets are committed (and scheduled rotation checked) this often.
+    // Sink offsets are committed at least this often (scheduled rotation runs from the
+    // runtime's put([]) on idle tasks).
     'offset.flush.interval.ms': '200',
     'key.converter': 'org.apache.kafka.connect.json.JsonConverter',
     'value.converter': 'org.apache.kafka.connect.json.JsonConverter',

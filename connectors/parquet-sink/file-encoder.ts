@@ -1,0 +1,62 @@
+/**
+ * Where a rotated file is encoded: a large one on the encoder thread
+ * (encoder-thread.ts) when that thread is loaded and idle, every other one on the
+ * task's thread. Small files are not worth the round trip; and a file that would
+ * queue behind another one (records arriving faster than one thread encodes, or the
+ * thread still loading) is encoded by the task's thread meanwhile, so both cores
+ * encode rather than one waiting for the other. Both give the same bytes
+ * (parquet-encoder.ts is pure), so where a file was encoded never shows in the store
+ * and replays stay identical.
+ *
+ * encode() always answers with a promise: an inline encoding has already run when it
+ * returns (its error, if any, is the rejection). Where or when a file finished
+ * encoding never changes the upload order, which is the order groups closed
+ * (topic-partition-writer.ts).
+ */
+import { EncoderThread } from './encoder-thread.ts';
+import { type EncodedSchema, type EncodeOptions, encodeParquet } from './parquet-encoder.ts';
+
+/**
+ * Files whose buffered rows are estimated below this are encoded inline: about 8,000
+ * CDC rows, 10 ms of encoding, against the ~1 ms it takes to hand columns over.
+ */
+export const OFF_THREAD_MIN_BYTES = 1024 * 1024;
+
+/** `auto` as above; tests force one side with `thread` (waiting for it) or `inline`. */
+export type EncoderPlacement = 'auto' | 'thread' | 'inline';
+
+export class FileEncoder {
+  private readonly thread = new EncoderThread();
+
+  constructor(private readonly placement: EncoderPlacement = 'auto') {}
+
+  /** Start the encoder thread ahead of the first large file (flush.size says one will come). */
+  prepare(): void {
+    if (this.placement !== 'inline') this.thread.prepare();
+  }
+
+  encode(
+    schema: EncodedSchema,
+    columns: unknown[][],
+    estimatedBytes: number,
+    options: EncodeOptions,
+  ): Promise<Uint8Array> {
+    const offThread =
+      this.placement === 'thread' ||
+      (this.placement === 'auto' && estimatedBytes >= OFF_THREAD_MIN_BYTES && this.thread.idle);
+    if (offThread) return this.thread.encode(schema, columns, options);
+    if (this.placement === 'auto' && estimatedBytes >= OFF_THREAD_MIN_BYTES) this.thread.prepare();
+    try {
+      return Promise.resolve(encodeParquet(schema, columns, options));
+    } catch (e) {
+      // The same message as from the thread, wherever the file was encoded.
+      return Promise.reject(
+        new Error(`Parquet encoding failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }),
+      );
+    }
+  }
+
+  close(): Promise<void> {
+    return this.thread.close();
+  }
+}
