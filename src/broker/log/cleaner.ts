@@ -101,7 +101,8 @@ export async function cleanLog(
   now: number,
 ): Promise<CleanResult> {
   map.clear();
-  const endOffset = buildOffsetMap(range, firstDirtyOffset, map);
+  const mapped = buildOffsetMap(range, firstDirtyOffset, map);
+  const endOffset = mapped.end;
   const result: CleanResult = {
     endOffset,
     recordsRead: 0,
@@ -114,6 +115,16 @@ export async function cleanLog(
   };
   const toClean = range.segments.filter((s) => s.baseOffset < endOffset);
   if (toClean.length === 0) return result;
+  // Nothing cleaned before (no clean part), no key seen twice and no tombstone: no
+  // record can go and none needs a delete horizon, so the segments stay as they are.
+  // This is every first cleaning of a log of distinct keys, e.g. a CDC table's first
+  // snapshot, which would otherwise be read and hashed a second time for nothing.
+  if (!mapped.repeats && !mapped.tombstones && toClean[0]!.baseOffset >= firstDirtyOffset) {
+    for (const segment of toClean) result.bytesBefore += segment.size;
+    result.bytesAfter = result.bytesBefore;
+    result.recordsRead = mapped.records;
+    return result;
+  }
   // Recovery trusts byte positions before the persisted recovery point: move it past
   // what is about to be rewritten.
   await log.checkpointBeyond(range.firstUncleanableOffset);
@@ -148,9 +159,22 @@ export async function cleanLog(
   return result;
 }
 
-/** Maps the dirty part; returns the offset after the last batch mapped (map full stops it). */
-function buildOffsetMap(range: CleanRange, firstDirtyOffset: number, map: OffsetMap): number {
+interface MappedRange {
+  /** The offset after the last batch mapped (a full map stops early). */
+  end: number;
+  records: number;
+  /** Some key appeared more than once. */
+  repeats: boolean;
+  /** Some record had a null value. */
+  tombstones: boolean;
+}
+
+/** Maps the dirty part of the range into `map`. */
+function buildOffsetMap(range: CleanRange, firstDirtyOffset: number, map: OffsetMap): MappedRange {
   let end = firstDirtyOffset;
+  let records = 0;
+  let repeats = false;
+  let tombstones = false;
   for (const segment of range.segments) {
     if (segment.nextOffset <= firstDirtyOffset) continue;
     let full = false;
@@ -160,19 +184,23 @@ function buildOffsetMap(range: CleanRange, firstDirtyOffset: number, map: Offset
       const last = header.baseOffset + header.lastOffsetDelta;
       if (last < firstDirtyOffset) return;
       if ((header.attributes & ATTR_CONTROL) === 0) {
-        const records = decodeRecords(buf, at);
-        if (!map.hasRoomFor(records.length)) {
+        const batch = decodeRecords(buf, at);
+        if (!map.hasRoomFor(batch.length)) {
           full = true;
           return;
         }
-        for (const r of records) if (r.key !== null) map.put(r.key, r.offset);
+        records += batch.length;
+        for (const r of batch) {
+          if (r.value === null) tombstones = true;
+          if (r.key !== null && !map.put(r.key, r.offset)) repeats = true;
+        }
       }
       end = last + 1;
     });
-    if (full) return end;
+    if (full) return { end, records, repeats, tombstones };
     end = Math.max(end, segment.nextOffset);
   }
-  return Math.max(end, firstDirtyOffset);
+  return { end: Math.max(end, firstDirtyOffset), records, repeats, tombstones };
 }
 
 /** producer id -> base offset of its last batch in `segments`. */

@@ -40,10 +40,12 @@ export class OffsetMap {
     return this.entries + count <= this.maxEntries;
   }
 
-  put(key: Buffer, offset: number): void {
+  /** Maps `key` to `offset`; true when the key was not in the map before. */
+  put(key: Buffer, offset: number): boolean {
     this.digest(key);
     let slot = this.find();
-    if (this.offsets[slot] === EMPTY) {
+    const added = this.offsets[slot] === EMPTY;
+    if (added) {
       if (this.entries + 1 > this.offsets.length * MAX_LOAD) {
         this.grow();
         slot = this.find();
@@ -56,6 +58,7 @@ export class OffsetMap {
       this.digests[at + 3] = this.scratch[3]!;
     }
     this.offsets[slot] = offset;
+    return added;
   }
 
   /** Offset of the latest record with this key, or -1 when the dirty range never had it. */

@@ -131,6 +131,27 @@ describe('log cleaner', () => {
     );
   });
 
+  it('leaves a first cleaning of distinct keys alone, then cleans once a key repeats', async () => {
+    const clock = new ManualClock(DAY);
+    const log = openLog(newDir(), clock);
+    const distinct: Op[] = Array.from({ length: 60 }, (_, i) => ({ key: i, value: `v${i}` }));
+    const offsets = await appendOps(log, distinct, clock);
+    const cleaner = new LogCleaner({ clock });
+    const first = await cleaner.clean(log);
+    expect(first.segmentsRewritten).toBe(0);
+    expect(first.recordsRead).toBe(60);
+    expect(first.endOffset).toBe(60);
+    expect(readAll(log)).toEqual(distinct.map((op, i) => [`key-${op.key}`, offsets[i], op.value]));
+
+    // key-3 again: its first record, in an already cleaned segment, must go.
+    await appendOps(log, [{ key: 3, value: 'again' }], clock);
+    const second = await cleaner.clean(log);
+    expect(second.segmentsRewritten).toBeGreaterThan(0);
+    const after = readAll(log);
+    expect(after.filter(([k]) => k === 'key-3')).toEqual([['key-3', 60, 'again']]);
+    expect(after).toHaveLength(60);
+  });
+
   it('cleans in several passes when the offset map is too small for the dirty range', async () => {
     const clock = new ManualClock(DAY);
     const log = openLog(newDir(), clock);
