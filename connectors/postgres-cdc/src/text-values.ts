@@ -161,6 +161,39 @@ export function isNumericSpecial(text: string): boolean {
   return text.charCodeAt(text.length - 1) > 57; /* past '9': the 'N' of NaN, the 'y' of Infinity */
 }
 
+/**
+ * A finite numeric's text as Java's BigDecimal.toString() writes the same value at the
+ * same scale: what Debezium sends in decimal.handling.mode=string. Debezium parses the
+ * text with new BigDecimal(text) (pgoutput; the snapshot's getBigDecimal keeps the scale
+ * too), sets numeric(p,s) to scale s, which numeric_out already wrote, and
+ * SpecialValueDecimal.fromLogical returns toString(), not toPlainString().
+ *
+ * toString() is plain, which is numeric_out's own text, unless the scale is negative
+ * (never here: numeric_out writes no exponent) or the adjusted exponent, the power of ten
+ * of the first significant digit (zero's is -scale), is below -6. Then it writes the
+ * unscaled digits as d.ddd, 'E' and that exponent, keeping trailing zeros:
+ *   '0.00000012' -> '1.2E-7', '-0.000000100' -> '-1.00E-7', '0.0000000' -> '0E-7'
+ *   '0.0000012' and '0.000000' stay as they are.
+ * Only text starting '0.' (or '-0.') can have such an exponent, so every other value costs
+ * two character checks on this per-value path.
+ */
+export function bigDecimalToString(text: string): string {
+  const sign = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
+  const point = sign + 1;
+  if (text.charCodeAt(sign) !== 48 /* 0 */ || text.charCodeAt(point) !== 46 /* . */) return text;
+  let first = point + 1;
+  while (first < text.length && text.charCodeAt(first) === 48) first++;
+  if (first === text.length) {
+    // Zero. numeric_out never writes '-0', but BigDecimal has no negative zero either.
+    const scale = text.length - point - 1;
+    return scale > 6 ? `0E-${scale}` : text.slice(sign);
+  }
+  const adjusted = point - first;
+  if (adjusted >= -6) return text;
+  const fraction = first + 1 < text.length ? `.${text.slice(first + 1)}` : '';
+  return `${sign ? '-' : ''}${text[first]}${fraction}E${adjusted}`;
+}
+
 /** Number of digits after the point in a decimal text (VariableScaleDecimal's scale). */
 export function scaleOf(text: string): number {
   const dot = text.indexOf('.');

@@ -5,7 +5,8 @@
  *   text/varchar/bpchar/name/citext STRING, bytea BYTES
  *   numeric(p,s)   decimal.handling.mode precise: Decimal (scale, connect.decimal.precision)
  *                  numeric without scale: io.debezium.data.VariableScaleDecimal {scale, value}
- *                  double: FLOAT64, string: STRING
+ *                  double: FLOAT64, string: STRING in Java's BigDecimal.toString() form
+ *                  ("1E-7", numeric(10,7) zero "0E-7"; bigDecimalToString says when)
  *                  'NaN', 'Infinity', '-Infinity': double NaN / ±Infinity, string "NAN" /
  *                  "POSITIVE_INFINITY" / "NEGATIVE_INFINITY", precise: the task fails
  *                  (UnrepresentableValueError; numericMapping says why)
@@ -41,6 +42,7 @@ import {
   parseTimestampMillis,
 } from './temporal-text.ts';
 import {
+  bigDecimalToString,
   decimalBytes,
   isNumericSpecial,
   parseArrayLiteral,
@@ -135,7 +137,10 @@ function debeziumSpecialName(text: string): string {
  * Debezium's PostgresValueConverter.convertDecimal and SpecialValueDecimal.fromLogical
  * handle them (pgoutput and snapshot alike):
  *   double   Double.NaN / ±Infinity. `+text` parses Postgres' spelling to the same doubles.
- *   string   "NAN", "POSITIVE_INFINITY", "NEGATIVE_INFINITY".
+ *   string   "NAN", "POSITIVE_INFINITY", "NEGATIVE_INFINITY"; finite values as
+ *            BigDecimal.toString() writes them (bigDecimalToString), numeric(p,s) and
+ *            unconstrained alike, in arrays too (each element goes through the same
+ *            converter in PostgresValueConverter.createArrayConverter).
  *   precise  Debezium throws (ConnectException "Got a special value (NaN/Infinity) for
  *            Decimal type in column ... set decimal handling mode to 'string'"), for
  *            Decimal and VariableScaleDecimal columns alike. We fail too, on purpose:
@@ -154,7 +159,7 @@ export function numericMapping(
   if (mode === 'string') {
     return {
       schema: Schemas.string(),
-      fromText: (s) => (isNumericSpecial(s) ? debeziumSpecialName(s) : s),
+      fromText: (s) => (isNumericSpecial(s) ? debeziumSpecialName(s) : bigDecimalToString(s)),
     };
   }
   const unrepresentable = (s: string) =>

@@ -1,10 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { formatBigDecimal } from '../../../src/connect/converters/java-number-format.ts';
 import {
+  bigDecimalToString,
   bigIntBytes,
   decimalBytes,
   isNumericSpecial,
   safeIntegerBytes,
+  scaleOf,
   unscaled,
 } from '../src/text-values.ts';
 
@@ -58,6 +61,63 @@ describe('numeric special values', () => {
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe("numeric text as Java's BigDecimal.toString()", () => {
+  // Left: numeric_out's text (what pgoutput and COPY send). Right: new BigDecimal(left)
+  // .toString(), printed by OpenJDK 17.
+  it.each([
+    // Zero keeps its scale: plain up to scale 6, then an exponent of -scale.
+    ['0', '0'],
+    ['0.00', '0.00'],
+    ['0.000000', '0.000000'],
+    ['0.0000000', '0E-7'],
+    ['0.00000000000000000000', '0E-20'],
+    // Below 1e-6 (adjusted exponent under -6): d.ddd E-n, trailing zeros kept.
+    ['0.0000001', '1E-7'],
+    ['-0.0000001', '-1E-7'],
+    ['0.00000012', '1.2E-7'],
+    ['0.000000120', '1.20E-7'],
+    ['0.0000001000', '1.000E-7'],
+    ['0.00000012345', '1.2345E-7'],
+    ['0.0000009', '9E-7'],
+    ['0.00000099', '9.9E-7'],
+    ['0.000000000000000000000000000001', '1E-30'],
+    ['-0.000000000000000000000000000001230', '-1.230E-30'],
+    // From 1e-6 up: plain, exactly numeric_out's text.
+    ['0.000001', '0.000001'],
+    ['0.0000010', '0.0000010'],
+    ['0.0000012345', '0.0000012345'],
+    ['-0.000100', '-0.000100'],
+    ['0.5', '0.5'],
+    ['1.10', '1.10'],
+    ['22.2200', '22.2200'],
+    ['-12345678.90', '-12345678.90'],
+    ['-20', '-20'],
+    ['100000000000000000000000000000000000000', '100000000000000000000000000000000000000'],
+    ['123456789012345678901234567890.123456789', '123456789012345678901234567890.123456789'],
+  ])('writes %s as %s', (text, java) => {
+    expect(bigDecimalToString(text)).toBe(java);
+  });
+
+  it('agrees with the unscaled-value-and-scale formatter for any numeric_out text (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.stringMatching(/^(0|[1-9][0-9]{0,30})$/),
+        fc.option(fc.tuple(fc.nat({ max: 40 }), fc.stringMatching(/^[0-9]{0,20}$/))),
+        (negative, int, frac) => {
+          const digits = frac === null ? '' : `${'0'.repeat(frac[0])}${frac[1]}`;
+          const body = frac === null || digits === '' ? int : `${int}.${digits}`;
+          // numeric_out never writes a negative zero.
+          const text = negative && /[1-9]/.test(body) ? `-${body}` : body;
+          const scale = scaleOf(text);
+          expect(bigDecimalToString(text)).toBe(formatBigDecimal(unscaled(text, scale), scale));
+        },
+      ),
+      { numRuns: 3000 },
     );
   });
 });

@@ -14,6 +14,7 @@ import {
   ALL_TYPES_DDL,
   ALL_TYPES_NUMERIC_SPECIAL_ROWS,
   ALL_TYPES_ROW,
+  ALL_TYPES_SMALL_NUMERIC_ROWS,
   ALL_TYPES_TEMPORAL_EDGE_ROWS,
 } from './fixtures/all-types.ts';
 import { type Capture, capture } from './support.ts';
@@ -24,6 +25,7 @@ describe('numeric special values per decimal.handling.mode (no database)', () =>
   const where = { table: { schema: 'shop', table: 'prices' }, column: 'amount' };
   /** numeric(10,2)'s typmod: (precision << 16 | scale) + 4. */
   const NUMERIC_10_2 = ((10 << 16) | 2) + 4;
+  const NUMERIC_10_7 = ((10 << 16) | 7) + 4;
   const convert = (typmod: number, mode: DecimalHandlingMode, text: string) =>
     numericMapping(typmod, mode, where).fromText(text);
 
@@ -69,6 +71,29 @@ describe('numeric special values per decimal.handling.mode (no database)', () =>
     expect(convert(-1, 'string', '-0.000100')).toBe('-0.000100');
     expect(convert(-1, 'double', '0.001')).toBe(0.001);
   });
+
+  // Postgres writes numeric(p,s) values at scale s, so Debezium's setScale(s) changes
+  // nothing and both kinds of column follow the same rule over the text's own scale.
+  it.each([
+    ['numeric(10,7)', '0.0000000', '0E-7', NUMERIC_10_7],
+    ['numeric(10,7)', '0.0000001', '1E-7', NUMERIC_10_7],
+    ['numeric(10,7)', '-0.0000010', '-0.0000010', NUMERIC_10_7],
+    ['numeric(10,7)', '123.4500000', '123.4500000', NUMERIC_10_7],
+    ['numeric(10,2)', '0.00', '0.00', NUMERIC_10_2],
+    ['numeric(10,2)', '-99999999.99', '-99999999.99', NUMERIC_10_2],
+    ['unconstrained numeric', '0', '0', -1],
+    ['unconstrained numeric', '0.0000000', '0E-7', -1],
+    ['unconstrained numeric', '0.0000001', '1E-7', -1],
+    ['unconstrained numeric', '0.000000120', '1.20E-7', -1],
+    ['unconstrained numeric', '-0.00000000000000000001', '-1E-20', -1],
+    ['unconstrained numeric', '0.000001', '0.000001', -1],
+    ['unconstrained numeric', `1${'0'.repeat(30)}`, `1${'0'.repeat(30)}`, -1],
+  ])(
+    'sends a finite %s value %s in string mode as BigDecimal.toString() writes it: %s',
+    (_type, text, expected, typmod) => {
+      expect(convert(typmod, 'string', text)).toBe(expected);
+    },
+  );
 });
 
 describe('type mapping from pgoutput text (real Postgres)', () => {
@@ -134,6 +159,8 @@ describe('type mapping from pgoutput text (real Postgres)', () => {
       e: 'happy',
       dom: 5,
       na: [{ scale: 1, value: bigIntBytes(15n) }, null, { scale: 0, value: bigIntBytes(-20n) }],
+      sn: bigIntBytes(15_000_000n),
+      sna: [bigIntBytes(2_500_000n)],
     });
     expect(schemaOf('n')).toMatchObject({
       type: 'bytes',
@@ -174,6 +201,18 @@ describe('type mapping from pgoutput text (real Postgres)', () => {
       type: 'array',
       valueSchema: { name: 'io.debezium.data.VariableScaleDecimal', optional: true },
     });
+    expect(schemaOf('sn')).toMatchObject({
+      name: 'org.apache.kafka.connect.data.Decimal',
+      parameters: { scale: '7', 'connect.decimal.precision': '10' },
+    });
+    expect(schemaOf('sna')).toMatchObject({
+      type: 'array',
+      valueSchema: {
+        name: 'org.apache.kafka.connect.data.Decimal',
+        parameters: { scale: '7' },
+        optional: true,
+      },
+    });
     expect(schemaOf('i2')).toMatchObject({ type: 'int16' });
     expect(schemaOf('f4')).toMatchObject({ type: 'float32' });
   });
@@ -183,12 +222,48 @@ describe('type mapping from pgoutput text (real Postgres)', () => {
       n: -12345678.9,
       nv: 1.23456,
       na: [1.5, null, -20],
+      sn: 1.5,
+      sna: [0.25],
     });
     expect((await captureRow({ decimalHandlingMode: 'string' })).after).toMatchObject({
       n: '-12345678.90',
       nv: '1.23456',
       na: ['1.5', null, '-20'],
+      sn: '1.5000000',
+      sna: ['0.2500000'],
     });
+  });
+
+  it("sends numerics below 1e-6 as Java's BigDecimal.toString() does with decimal.handling.mode=string, for numeric(p,s), numeric and their arrays", async () => {
+    const { afters, records } = await captureRows(ALL_TYPES_SMALL_NUMERIC_ROWS, {
+      decimalHandlingMode: 'string',
+    });
+
+    expect(afters.map(({ id, n, nv, na, sn, sna }) => ({ id, n, nv, na, sn, sna }))).toEqual([
+      {
+        id: 14,
+        n: '0.00',
+        nv: '1E-7',
+        na: ['1.2E-7', '-1.00E-7', '0.000000', '0E-7', '0.0000012'],
+        sn: '0E-7',
+        sna: ['0E-7', '1E-7', '-12.5000000', null],
+      },
+      {
+        id: 15,
+        n: '0.01',
+        nv: '-1.230E-30',
+        na: ['0.000001', '100000000000000000000'],
+        sn: '0.0000010',
+        sna: ['-9E-7'],
+      },
+    ]);
+    // JsonConverter writes them as the strings they are.
+    const json = new JsonConverter();
+    json.configure({ 'schemas.enable': false }, false);
+    const text = String(
+      json.fromConnectData(records[0].topic, records[0].valueSchema ?? null, records[0].value),
+    );
+    expect(text).toContain('"sn":"0E-7","sna":["0E-7","1E-7","-12.5000000",null]');
   });
 
   it.each<[DecimalHandlingMode, unknown[]]>([
