@@ -13,6 +13,8 @@
  *   limit      pg_recvlogical decoding the same changes with pgoutput to /dev/null,
  *              from its own slot created before each workload
  *   memory     peak RSS (VmHWM) of the worker process, broker thread included
+ *   CPU        the worker process's CPU time per row/event over each timed window (all
+ *              threads): much steadier than the rates when the machine is shared
  * Topic progress is read as the partition's high watermark (kafkajs admin, every 20 ms).
  * BENCH_SCHEMAS=false runs the converters with schemas.enable=false. BENCH_CPU_PROF=dir
  * runs the worker under `node --cpu-prof` writing its profile into dir.
@@ -35,6 +37,8 @@ const CPU_PROF = process.env.BENCH_CPU_PROF;
 const RECVLOGICAL = process.env.PG_RECVLOGICAL ?? '/usr/bin/pg_recvlogical';
 const PSQL = process.env.PSQL ?? '/usr/bin/psql';
 const TOPIC = 'bench.public.small';
+/** USER_HZ, the unit of /proc/<pid>/stat times (100 on Linux). */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim() || 100);
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'cdc-e2e-bench-'));
@@ -107,11 +111,17 @@ async function main(): Promise<void> {
     // Snapshot through the worker.
     worker = await Worker.start();
     const snapStart = await worker.waitForLine(/snapshot of 1 tables/);
+    let cpu = worker.cpuMs();
     await worker.waitForOffset(SNAPSHOT_ROWS);
     print(
       'cdc.e2e.snapshot.worker',
       SNAPSHOT_ROWS / ((performance.now() - snapStart) / 1000),
       'rows/s',
+    );
+    print(
+      'cdc.e2e.snapshot.worker_cpu_per_row',
+      ((worker.cpuMs() - cpu) * 1000) / SNAPSHOT_ROWS,
+      'us',
     );
     await worker.waitForLine(/snapshot done/);
     let expected = SNAPSHOT_ROWS;
@@ -122,13 +132,16 @@ async function main(): Promise<void> {
       `INSERT INTO small SELECT ${SNAPSHOT_ROWS} + i, i, 'row ' || i FROM generate_series(1, ${ROWS}) i`,
     );
     t = performance.now();
+    cpu = worker.cpuMs();
     expected += ROWS;
     await worker.waitForOffset(expected);
     const oneTx = ROWS / seconds(t);
+    const oneTxCpu = ((worker.cpuMs() - cpu) * 1000) / ROWS;
     const recv1 = ROWS / (await recvlogical('recv1', await currentLsn(sql)));
     print(`cdc.e2e.1tx_${ROWS}.worker`, oneTx, 'events/s');
     print(`cdc.e2e.1tx_${ROWS}.pg_recvlogical`, recv1, 'events/s');
     print(`cdc.e2e.1tx_${ROWS}.worker_vs_pg_recvlogical`, (oneTx / recv1) * 100, '%');
+    print(`cdc.e2e.1tx_${ROWS}.worker_cpu_per_event`, oneTxCpu, 'us');
 
     // TXNS transactions of 10 rows, as a backlog read by a restarted worker.
     await worker.stop();
@@ -141,13 +154,16 @@ async function main(): Promise<void> {
     const end = await currentLsn(sql);
     worker = await Worker.start();
     const resumed = await worker.waitForLine(/start plan/);
+    cpu = worker.cpuMs();
     expected += TXNS * 10;
     await worker.waitForOffset(expected);
     const manyTx = (TXNS * 10) / ((performance.now() - resumed) / 1000);
+    const manyTxCpu = ((worker.cpuMs() - cpu) * 1000) / (TXNS * 10);
     const recv2 = (TXNS * 10) / (await recvlogical('recv2', end));
     print(`cdc.e2e.${TXNS}tx_10rows.worker`, manyTx, 'events/s');
     print(`cdc.e2e.${TXNS}tx_10rows.pg_recvlogical`, recv2, 'events/s');
     print(`cdc.e2e.${TXNS}tx_10rows.worker_vs_pg_recvlogical`, (manyTx / recv2) * 100, '%');
+    print(`cdc.e2e.${TXNS}tx_10rows.worker_cpu_per_event`, manyTxCpu, 'us');
     await worker.stop();
     print('cdc.e2e.worker_peak_rss', Math.max(rssFirst, worker.peakRssMb), 'MB');
     worker = null;
@@ -269,6 +285,14 @@ class Worker {
         throw new Error(`topic did not reach ${n} records:\n${this.tail()}`);
       await new Promise((r) => setTimeout(r, 20));
     }
+  }
+
+  /** CPU time (user + system, all threads) the worker process has used so far. */
+  cpuMs(): number {
+    const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
   }
 
   private sampleRss(): void {
