@@ -1,6 +1,8 @@
 /**
- * The classic group coordinator: JoinGroup, SyncGroup, Heartbeat, LeaveGroup and the
- * committed offsets of every group, for any protocol type (`consumer`, `connect`).
+ * The classic group coordinator: JoinGroup, SyncGroup, Heartbeat, LeaveGroup, and the
+ * membership checks of OffsetCommit, for any protocol type (`consumer`, `connect`). The
+ * committed offsets themselves are kept by group-offsets.ts (as Kafka splits
+ * GroupCoordinator from GroupMetadataManager's offset cache).
  *
  * It follows Kafka's GroupCoordinator: a first JoinGroup without a member id (v4+)
  * gets MEMBER_ID_REQUIRED and a fresh id; a rebalance completes when every known
@@ -32,6 +34,7 @@ import {
   type ProtocolMetadata,
   type SyncResult,
 } from './group.ts';
+import { GroupOffsets } from './group-offsets.ts';
 
 export interface JoinRequest {
   groupId: string;
@@ -143,9 +146,12 @@ export class GroupCoordinator {
   private readonly logger: Logger;
   private closed = false;
 
+  private readonly offsets: GroupOffsets;
+
   constructor(private readonly options: GroupCoordinatorOptions) {
     this.store = options.store;
     this.logger = options.logger;
+    this.offsets = new GroupOffsets(this.groups, options);
   }
 
   // ---- JoinGroup ------------------------------------------------------------------
@@ -621,7 +627,7 @@ export class GroupCoordinator {
     }
   }
 
-  // ---- Offsets ----------------------------------------------------------------------
+  // ---- Offsets (group-offsets.ts keeps them; membership is checked here) -----------
 
   /**
    * OffsetCommit. Generation -1 with no active members is a "simple" commit (admin
@@ -655,22 +661,7 @@ export class GroupCoordinator {
       if (group.state === 'CompletingRebalance') return all('REBALANCE_IN_PROGRESS');
       this.scheduleSession(group, member);
     }
-    const now = this.options.clock.now();
-    const errors: GroupError[] = [];
-    const accepted: Array<OffsetCommitEntry & { commitTimestamp: number }> = [];
-    for (const o of req.offsets) {
-      if (o.metadata !== null && Buffer.byteLength(o.metadata) > this.options.maxMetadataBytes) {
-        errors.push('OFFSET_METADATA_TOO_LARGE');
-      } else {
-        errors.push('NONE');
-        accepted.push({ ...o, commitTimestamp: now });
-      }
-    }
-    if (accepted.length > 0) {
-      await this.store?.storeOffsets(req.groupId, accepted);
-      for (const o of accepted) this.restoreOffset(req.groupId, o);
-    }
-    return errors;
+    return this.offsets.commit(group, req.offsets);
   }
 
   /** Committed offsets of a group: all of them when `partitions` is null. */
@@ -678,88 +669,30 @@ export class GroupCoordinator {
     groupId: string,
     partitions: Array<{ topic: string; partition: number }> | null,
   ): Array<{ topic: string; partition: number } & CommittedOffset> {
-    const group = this.groups.get(groupId);
-    if (partitions === null) return group ? [...group.offsets.values()] : [];
-    return partitions.map(({ topic, partition }) => {
-      const found = group?.offsets.get(Group.offsetKey(topic, partition));
-      return (
-        found ?? {
-          topic,
-          partition,
-          offset: -1,
-          leaderEpoch: -1,
-          metadata: '',
-          commitTimestamp: -1,
-        }
-      );
-    });
+    return this.offsets.fetch(groupId, partitions);
   }
 
   /** OffsetDelete: only for partitions the group is not consuming. */
-  async deleteOffsets(
+  deleteOffsets(
     groupId: string,
     partitions: Array<{ topic: string; partition: number }>,
   ): Promise<{ error: GroupError; partitions: GroupError[] }> {
-    const group = this.groups.get(groupId);
-    if (!group) return { error: 'GROUP_ID_NOT_FOUND', partitions: [] };
-    if (group.state !== 'Empty' && group.protocolType !== 'consumer') {
-      return { error: 'NON_EMPTY_GROUP', partitions: [] };
-    }
-    const subscribed =
-      group.state === 'Empty' ? new Set<string>() : (group.subscribedTopics() ?? new Set());
-    const errors = partitions.map(
-      (p) => (subscribed.has(p.topic) ? 'GROUP_SUBSCRIBED_TO_TOPIC' : 'NONE') as GroupError,
-    );
-    const removable = partitions.filter((_, i) => errors[i] === 'NONE');
-    if (removable.length > 0) {
-      await this.store?.removeOffsets(groupId, removable);
-      for (const p of removable) group.offsets.delete(Group.offsetKey(p.topic, p.partition));
-    }
-    return { error: 'NONE', partitions: errors };
+    return this.offsets.delete(groupId, partitions);
   }
 
   /** Drops offsets of groups that have been empty longer than offsets.retention.minutes. */
-  async expireOffsets(): Promise<number> {
-    const now = this.options.clock.now();
-    let expired = 0;
-    for (const group of this.groups.values()) {
-      if (group.state !== 'Empty' || now - group.emptySince < this.options.offsetsRetentionMs)
-        continue;
-      const stale = [...group.offsets.values()].filter(
-        (o) => now - o.commitTimestamp >= this.options.offsetsRetentionMs,
-      );
-      if (stale.length === 0) continue;
-      await this.store?.removeOffsets(group.groupId, stale);
-      for (const o of stale) group.offsets.delete(Group.offsetKey(o.topic, o.partition));
-      expired += stale.length;
-      if (group.offsets.size === 0 && group.members.size === 0) {
-        this.groups.delete(group.groupId);
-        await this.store?.removeGroup(group.groupId);
-      }
-    }
-    return expired;
+  expireOffsets(): Promise<number> {
+    return this.offsets.expire();
   }
 
   // ---- Loading from the store ---------------------------------------------------------
 
   restoreOffset(groupId: string, o: OffsetCommitEntry & { commitTimestamp: number }): void {
-    let group = this.groups.get(groupId);
-    if (!group) {
-      group = new Group(groupId, o.commitTimestamp);
-      this.groups.set(groupId, group);
-    }
-    group.offsets.set(Group.offsetKey(o.topic, o.partition), {
-      topic: o.topic,
-      partition: o.partition,
-      offset: o.offset,
-      leaderEpoch: o.leaderEpoch,
-      metadata: o.metadata,
-      commitTimestamp: o.commitTimestamp,
-    });
+    this.offsets.restore(groupId, o);
   }
 
   removeRestoredOffset(groupId: string, topic: string, partition: number): void {
-    this.groups.get(groupId)?.offsets.delete(Group.offsetKey(topic, partition));
+    this.offsets.removeRestored(groupId, topic, partition);
   }
 
   /** A group tombstone: the group was deleted (its offsets were tombstoned before it). */
