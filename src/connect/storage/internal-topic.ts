@@ -11,6 +11,7 @@ import type { ClusterClient } from '../../protocol/client/cluster-client.ts';
 import { KafkaResponseError } from '../../protocol/client/cluster-client.ts';
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
+import { KafkaBasedLog, type KafkaBasedLogOptions } from './kafka-based-log.ts';
 
 export interface InternalTopicSpec {
   topic: string;
@@ -94,4 +95,19 @@ export async function ensureInternalTopic(
     );
   }
   return partitions;
+}
+
+/**
+ * Ensures the internal topic, then starts reading it from the beginning: what every
+ * Kafka-based backing store does in its start().
+ */
+export async function startInternalLog(
+  client: ClusterClient,
+  spec: InternalTopicSpec,
+  log: Omit<KafkaBasedLogOptions, 'client' | 'topic' | 'partitions'>,
+): Promise<KafkaBasedLog> {
+  const partitions = await ensureInternalTopic(client, spec);
+  const started = new KafkaBasedLog({ ...log, client, topic: spec.topic, partitions });
+  await started.start();
+  return started;
 }

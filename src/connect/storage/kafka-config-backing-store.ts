@@ -44,8 +44,8 @@ import type {
   ConfigBackingStore,
   ConfigUpdateListener,
 } from './config-backing-store.ts';
-import { ensureInternalTopic } from './internal-topic.ts';
-import { KafkaBasedLog, type LogRecord } from './kafka-based-log.ts';
+import { startInternalLog } from './internal-topic.ts';
+import type { KafkaBasedLog, LogRecord } from './kafka-based-log.ts';
 
 export interface KafkaConfigStoreOptions {
   client: ClusterClient;
@@ -99,22 +99,21 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
   }
 
   async start(): Promise<void> {
-    const partitions = await ensureInternalTopic(this.options.client, {
-      topic: this.options.topic,
-      configKey: 'config.storage.topic',
-      partitions: 1,
-      replicationFactor: this.options.replicationFactor,
-      exactlyOnePartition: true,
-    });
-    this.log = new KafkaBasedLog({
-      client: this.options.client,
-      topic: this.options.topic,
-      partitions,
-      logger: this.options.logger,
-      maxWaitMs: this.options.readMaxWaitMs,
-      onRecord: (r) => this.apply(r),
-    });
-    await this.log.start();
+    this.log = await startInternalLog(
+      this.options.client,
+      {
+        topic: this.options.topic,
+        configKey: 'config.storage.topic',
+        partitions: 1,
+        replicationFactor: this.options.replicationFactor,
+        exactlyOnePartition: true,
+      },
+      {
+        logger: this.options.logger,
+        maxWaitMs: this.options.readMaxWaitMs,
+        onRecord: (r) => this.apply(r),
+      },
+    );
     this.started = true;
   }
 

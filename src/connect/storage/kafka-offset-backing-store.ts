@@ -11,8 +11,8 @@
 import type { Producer } from 'kafkajs';
 import type { ClusterClient } from '../../protocol/client/cluster-client.ts';
 import type { Logger } from '../../util/logger.ts';
-import { ensureInternalTopic } from './internal-topic.ts';
-import { KafkaBasedLog } from './kafka-based-log.ts';
+import { startInternalLog } from './internal-topic.ts';
+import type { KafkaBasedLog } from './kafka-based-log.ts';
 import type { OffsetBackingStore } from './offset-backing-store.ts';
 
 export interface KafkaOffsetStoreOptions {
@@ -31,25 +31,24 @@ export class KafkaOffsetBackingStore implements OffsetBackingStore {
   constructor(private readonly options: KafkaOffsetStoreOptions) {}
 
   async start(): Promise<void> {
-    const partitions = await ensureInternalTopic(this.options.client, {
-      topic: this.options.topic,
-      configKey: 'offset.storage.topic',
-      partitions: this.options.partitions,
-      replicationFactor: this.options.replicationFactor,
-    });
-    this.log = new KafkaBasedLog({
-      client: this.options.client,
-      topic: this.options.topic,
-      partitions,
-      logger: this.options.logger,
-      onRecord: (r) => {
-        if (r.key === null) return;
-        const key = r.key.toString('utf8');
-        if (r.value === null) this.data.delete(key);
-        else this.data.set(key, r.value.toString('utf8'));
+    this.log = await startInternalLog(
+      this.options.client,
+      {
+        topic: this.options.topic,
+        configKey: 'offset.storage.topic',
+        partitions: this.options.partitions,
+        replicationFactor: this.options.replicationFactor,
       },
-    });
-    await this.log.start();
+      {
+        logger: this.options.logger,
+        onRecord: (r) => {
+          if (r.key === null) return;
+          const key = r.key.toString('utf8');
+          if (r.value === null) this.data.delete(key);
+          else this.data.set(key, r.value.toString('utf8'));
+        },
+      },
+    );
   }
 
   async stop(): Promise<void> {

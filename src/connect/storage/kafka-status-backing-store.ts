@@ -26,8 +26,8 @@ import type { ClusterClient } from '../../protocol/client/cluster-client.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { ConnectorState, ConnectorTaskId } from '../herder/herder.ts';
 import type { StatusListener } from '../runtime/status-listener.ts';
-import { ensureInternalTopic } from './internal-topic.ts';
-import { KafkaBasedLog, type LogRecord } from './kafka-based-log.ts';
+import { startInternalLog } from './internal-topic.ts';
+import type { KafkaBasedLog, LogRecord } from './kafka-based-log.ts';
 import {
   type ConnectorStatus,
   canWriteSafely,
@@ -81,21 +81,20 @@ export class KafkaStatusBackingStore implements StatusBackingStore {
   constructor(private readonly options: KafkaStatusStoreOptions) {}
 
   async start(): Promise<void> {
-    const partitions = await ensureInternalTopic(this.options.client, {
-      topic: this.options.topic,
-      configKey: 'status.storage.topic',
-      partitions: this.options.partitions,
-      replicationFactor: this.options.replicationFactor,
-    });
-    this.log = new KafkaBasedLog({
-      client: this.options.client,
-      topic: this.options.topic,
-      partitions,
-      logger: this.options.logger,
-      maxWaitMs: this.options.readMaxWaitMs,
-      onRecord: (r) => this.apply(r),
-    });
-    await this.log.start();
+    this.log = await startInternalLog(
+      this.options.client,
+      {
+        topic: this.options.topic,
+        configKey: 'status.storage.topic',
+        partitions: this.options.partitions,
+        replicationFactor: this.options.replicationFactor,
+      },
+      {
+        logger: this.options.logger,
+        maxWaitMs: this.options.readMaxWaitMs,
+        onRecord: (r) => this.apply(r),
+      },
+    );
   }
 
   async stop(): Promise<void> {
