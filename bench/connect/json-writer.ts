@@ -7,7 +7,7 @@
  * The events: `before`/`after` rows of 11 mixed columns (int32, int64, strings with
  * some non-ASCII and escapes, a Decimal, float32, float64, boolean, Debezium
  * timestamps and dates, an optional text), the Postgres connector's `source` block of
- * 14 fields, `transaction` (null), `op` and `ts_ms`; 1,000 distinct events, cycled.
+ * 12 fields, `transaction` (null), `op` and `ts_ms`; 1,000 distinct events, cycled.
  * The last 1,000 messages stay referenced, as a producer holds a batch until it is
  * acknowledged, so the collector has the same live set to trace as in a pipeline.
  *
@@ -15,6 +15,8 @@
  *
  * Prints `name: value unit` lines.
  */
+
+import { envelopeSchema } from '../../connectors/postgres-cdc/src/envelope-schema.ts';
 import { type Schema, Schemas, unscaledToBytes } from '../../src/connect/api/index.ts';
 import { JsonWriter } from '../../src/connect/converters/json-writer.ts';
 
@@ -41,56 +43,8 @@ const row = Schemas.struct(
   { name: 'bench.public.customers.Value', optional: true },
 );
 
-const source = Schemas.struct(
-  [
-    ['version', Schemas.string()],
-    ['connector', Schemas.string()],
-    ['name', Schemas.string()],
-    ['ts_ms', Schemas.int64()],
-    [
-      'snapshot',
-      Schemas.string({
-        optional: true,
-        name: 'io.debezium.data.Enum',
-        version: 1,
-        parameters: { allowed: 'true,last,false,incremental' },
-        defaultValue: 'false',
-      }),
-    ],
-    ['db', Schemas.string()],
-    ['sequence', Schemas.string({ optional: true })],
-    ['ts_us', Schemas.int64({ optional: true })],
-    ['ts_ns', Schemas.int64({ optional: true })],
-    ['schema', Schemas.string()],
-    ['table', Schemas.string()],
-    ['txId', Schemas.int64({ optional: true })],
-    ['lsn', Schemas.int64({ optional: true })],
-    ['xmin', Schemas.int64({ optional: true })],
-  ],
-  { name: 'io.debezium.connector.postgresql.Source' },
-);
-
-const envelope: Schema = Schemas.struct(
-  [
-    ['before', row],
-    ['after', row],
-    ['source', source],
-    [
-      'transaction',
-      Schemas.struct(
-        [
-          ['id', Schemas.string()],
-          ['total_order', Schemas.int64()],
-          ['data_collection_order', Schemas.int64()],
-        ],
-        { name: 'event.block', version: 1, optional: true },
-      ),
-    ],
-    ['op', Schemas.string()],
-    ['ts_ms', Schemas.int64({ optional: true })],
-  ],
-  { name: 'bench.public.customers.Envelope', version: 1 },
-);
+// The Postgres connector's own envelope, so the bench writes exactly its events' shape.
+const envelope: Schema = envelopeSchema('bench.public.customers', row);
 
 const NAMES = ['Anne', 'Zoë', 'Björn', 'Søren', 'Li Wei', 'José', 'Sally "Sal"', 'Émile'];
 
@@ -124,8 +78,6 @@ function event(i: number): Record<string, unknown> {
       snapshot: i % 10 === 0 ? null : 'false',
       db: 'inventory',
       sequence: `["${lsn - 312}","${lsn}"]`,
-      ts_us: 1_700_000_000_000_000 + i * 1000,
-      ts_ns: 1_700_000_000_000_000_000n + BigInt(i) * 1_000_000n,
       schema: 'public',
       table: 'customers',
       txId: 780 + i,
