@@ -1,11 +1,11 @@
 /**
- * Connect data to JSON bytes: the same bytes as Buffer.from(JsonWriter.value(...)), but
- * written as UTF-8 straight into a shared output slab (json-byte-output.ts), with no
- * intermediate strings and no copy of the finished message. This is the converter's
- * per-record path; JsonWriter stays the reference (and writes schema JSON and defaults).
- *
- * Every case follows JsonWriter.value() step for step, in the same order, so that a
- * value that cannot be written fails with the same DataException at the same place.
+ * Connect data to JSON bytes, as Kafka's JsonConverter (Jackson) writes them, as UTF-8
+ * straight into a shared output slab (json-byte-output.ts), with no intermediate
+ * strings and no copy of the finished message. The one value writer of the converter:
+ * JsonWriter (schema JSON) uses it for defaults too. Its property tests compare it with
+ * a plain string writer kept as the reference (test/unit/connect/converters/
+ * reference-json-writer.ts), errors included: a value that cannot be written fails
+ * with the same DataException at the same place.
  * Structs go through a function compiled per struct schema (json-struct-compiler.ts);
  * everything it does not handle itself comes back to value() here.
  */
