@@ -23,10 +23,9 @@ import {
   type WorkerMetadata,
 } from './connect-protocol.ts';
 import {
+  type AssignorInput,
   type AssignorState,
   assignIncrementally,
-  type Owner,
-  type WorkItem,
 } from './incremental-cooperative-assignor.ts';
 
 export interface LeaderSnapshot {
@@ -51,7 +50,12 @@ export function maxConfigOffset(members: readonly DecodedMember[]): number {
   return Math.max(-1, ...members.map((m) => m.metadata.configOffset));
 }
 
-export interface GroupAssignmentInput {
+/** The leader's view of the group, plus the assignor's own inputs (see AssignorInput). */
+export interface GroupAssignmentInput
+  extends Pick<
+    AssignorInput,
+    'generation' | 'lastCompletedGeneration' | 'now' | 'maxDelayMs' | 'state' | 'released'
+  > {
   members: readonly DecodedMember[];
   leaderId: string;
   /** The leader's own URL, used if its metadata is missing from the list. */
@@ -59,12 +63,6 @@ export interface GroupAssignmentInput {
   /** Connect protocol version of the protocol the group chose. */
   version: number;
   snapshot: LeaderSnapshot;
-  generation: number;
-  lastCompletedGeneration: number;
-  now: number;
-  maxDelayMs: number;
-  state: AssignorState;
-  released?: (item: WorkItem, owner: Owner) => boolean;
 }
 
 export interface GroupAssignment {
