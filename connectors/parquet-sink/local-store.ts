@@ -77,37 +77,35 @@ export class LocalStore implements ObjectStore {
   }
 
   async list(prefix: string): Promise<string[]> {
-    // Walk from the deepest folder the prefix names; filter the rest by prefix.
-    const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1);
-    const start = folder === '' ? this.root : this.path(`${folder}x`).slice(0, -2);
     const out: string[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      let entries: import('node:fs').Dirent[];
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-        throw new StoreError(`cannot list ${dir}: ${(e as Error).message}`, false, { cause: e });
-      }
-      for (const entry of entries) {
-        if (entry.name.startsWith('.')) continue;
-        const full = join(dir, entry.name);
-        if (entry.isDirectory()) await walk(full);
-        else if (entry.isFile()) {
-          const key = relative(this.root, full).split(sep).join('/');
-          if (key.startsWith(prefix)) out.push(key);
-        }
-      }
-    };
-    await walk(start);
+    await this.walkFiles(prefix, (full, name) => {
+      if (name.startsWith('.')) return;
+      const key = relative(this.root, full).split(sep).join('/');
+      if (key.startsWith(prefix)) out.push(key);
+    });
     return out.sort();
   }
 
   /** Hidden `.<name>.<pid>-<n>.tmp` files of names starting with `namePrefix`. */
   async discardIncomplete(prefix: string, namePrefix: string): Promise<number> {
+    const doomed: string[] = [];
+    await this.walkFiles(prefix, (full, name) => {
+      if (name.startsWith(`.${namePrefix}`) && name.endsWith('.tmp')) doomed.push(full);
+    });
+    for (const full of doomed) await rm(full, { force: true });
+    return doomed.length;
+  }
+
+  /**
+   * Every file below the deepest folder `prefix` names (hidden folders skipped), as
+   * (path, file name); callers filter by the rest of the prefix.
+   */
+  private async walkFiles(
+    prefix: string,
+    visit: (full: string, name: string) => void,
+  ): Promise<void> {
     const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1);
     const start = folder === '' ? this.root : this.path(`${folder}x`).slice(0, -2);
-    let removed = 0;
     const walk = async (dir: string): Promise<void> => {
       let entries: import('node:fs').Dirent[];
       try {
@@ -118,19 +116,12 @@ export class LocalStore implements ObjectStore {
       }
       for (const entry of entries) {
         const full = join(dir, entry.name);
-        if (entry.isDirectory() && !entry.name.startsWith('.')) await walk(full);
-        else if (
-          entry.isFile() &&
-          entry.name.startsWith(`.${namePrefix}`) &&
-          entry.name.endsWith('.tmp')
-        ) {
-          await rm(full, { force: true });
-          removed++;
-        }
+        if (entry.isDirectory()) {
+          if (!entry.name.startsWith('.')) await walk(full);
+        } else if (entry.isFile()) visit(full, entry.name);
       }
     };
     await walk(start);
-    return removed;
   }
 
   async readTail(key: string, length: number): Promise<Uint8Array> {
