@@ -40,9 +40,6 @@
  * again.
  */
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import type { Clock } from '../../util/clock.ts';
-import type { Logger } from '../../util/logger.ts';
-import type { Timers } from '../../util/timers.ts';
 import type {
   Header,
   SinkRecord,
@@ -50,20 +47,16 @@ import type {
   TopicPartitionOffset,
 } from '../api/connect-record.ts';
 import { topicPartitionKey } from '../api/connect-record.ts';
-import type { TaskConfig } from '../api/connector.ts';
 import type { SchemaAndValue } from '../api/converter.ts';
 import { errorKind } from '../api/errors.ts';
 import type { SinkTask, SinkTaskContext } from '../api/sink-task.ts';
 import type { ConsumedMessage } from '../errors/processing-context.ts';
-import {
-  type RetryWithToleranceOperator,
-  skipped,
-} from '../errors/retry-with-tolerance-operator.ts';
+import { skipped } from '../errors/retry-with-tolerance-operator.ts';
 import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
-import { closeRecordConverters, type RecordConverters } from './record-converters.ts';
+import { closeRecordConverters } from './record-converters.ts';
 import { SerialExecutor } from './serial-executor.ts';
-import { errorTrace, type StatusListener, taskIdString } from './status-listener.ts';
-import type { TransformationChain } from './transformation-chain.ts';
+import { errorTrace, taskIdString } from './status-listener.ts';
+import type { TaskRunnerOptions } from './task-runner-options.ts';
 
 const NO_HEADERS: readonly Header[] = [];
 
@@ -87,24 +80,10 @@ export interface SinkSubscription {
   fromBeginning: boolean;
 }
 
-export interface WorkerSinkTaskOptions {
-  id: ConnectorTaskId;
-  task: SinkTask;
-  taskClass: string;
-  taskConfig: TaskConfig;
-  targetState: TargetState;
-  converters: RecordConverters;
-  transforms: TransformationChain;
-  operator: RetryWithToleranceOperator;
+export interface WorkerSinkTaskOptions extends TaskRunnerOptions<SinkTask> {
   consumer: Consumer;
   subscription: SinkSubscription;
   maxPollRecords: number;
-  status: StatusListener;
-  clock: Clock;
-  timers: Timers;
-  logger: Logger;
-  offsetFlushIntervalMs: number;
-  gracefulShutdownMs: number;
   /** Closes the dead letter queue producer, if any, after the task stopped. */
   onClosed?: () => Promise<void>;
 }

@@ -33,53 +33,32 @@
  */
 import type { Admin } from 'kafkajs';
 import type { RecordHeader } from '../../protocol/record-batch.ts';
-import type { Clock } from '../../util/clock.ts';
-import type { Logger } from '../../util/logger.ts';
-import type { Timers } from '../../util/timers.ts';
 import type { SourceRecord } from '../api/connect-record.ts';
-import type { TaskConfig } from '../api/connector.ts';
 import { errorKind } from '../api/errors.ts';
 import type { OffsetStorageReader } from '../api/offset-storage-reader.ts';
 import type { RecordMetadata, SourceTask } from '../api/source-task.ts';
-import {
-  type RetryWithToleranceOperator,
-  skipped,
-} from '../errors/retry-with-tolerance-operator.ts';
+import { skipped } from '../errors/retry-with-tolerance-operator.ts';
 import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
 import type { OffsetStorageWriter } from './offset-storage-writer.ts';
-import { closeRecordConverters, type RecordConverters } from './record-converters.ts';
+import { closeRecordConverters } from './record-converters.ts';
 import type { ProducedRecord, SourceProducer } from './source-producer.ts';
-import { errorTrace, type StatusListener, taskIdString } from './status-listener.ts';
+import { errorTrace, taskIdString } from './status-listener.ts';
 import { type SubmittedRecord, SubmittedRecords } from './submitted-records.ts';
+import type { TaskRunnerOptions } from './task-runner-options.ts';
 import type { TopicCreation } from './topic-creation.ts';
-import type { TransformationChain } from './transformation-chain.ts';
 
 const NO_HEADERS: readonly RecordHeader[] = [];
 
 /** Back-off after a RetriableException from poll (Kafka Connect just polls again). */
 const POLL_RETRY_BACKOFF_MS = 100;
 
-export interface WorkerSourceTaskOptions {
-  id: ConnectorTaskId;
-  task: SourceTask;
-  taskClass: string;
-  taskConfig: TaskConfig;
-  targetState: TargetState;
-  converters: RecordConverters;
-  transforms: TransformationChain;
-  operator: RetryWithToleranceOperator;
+export interface WorkerSourceTaskOptions extends TaskRunnerOptions<SourceTask> {
   producer: SourceProducer;
   offsetReader: OffsetStorageReader;
   offsetWriter: OffsetStorageWriter;
   topicCreation: TopicCreation | null;
   admin: Admin | null;
-  status: StatusListener;
-  clock: Clock;
-  timers: Timers;
-  logger: Logger;
-  offsetFlushIntervalMs: number;
   offsetFlushTimeoutMs: number;
-  gracefulShutdownMs: number;
   bufferMemory: number;
   maxRequestBytes: number;
 }
