@@ -85,10 +85,7 @@ export class EncoderThread {
   }
 
   private start(): Worker {
-    const entry = new URL(
-      import.meta.url.endsWith('.ts') ? './encoder-thread-main.ts' : './encoder-thread-main.js',
-      import.meta.url,
-    );
+    const entry = new URL('./encoder-thread-main.ts', import.meta.url);
     const worker = startThread(entry, null, { name: 'parquet-encoder' });
     worker.unref();
     worker.on('message', (reply: EncoderMessage) => {

@@ -25,6 +25,8 @@ export interface SpawnOptions {
   env?: Record<string, string | undefined>;
   /** Time allowed after SIGTERM before SIGKILL, in stop(). */
   killGraceMs?: number;
+  /** For `connect` commands: the script to run instead of the repository's bin/connect.js. */
+  bin?: string;
 }
 
 const alive = new Set<ChildProcess>();
@@ -180,7 +182,7 @@ export function spawnProcess(
 
 /** `node bin/connect.js ...args`, the command users run. */
 export function spawnConnect(args: readonly string[], options?: SpawnOptions): TestProcess {
-  return new TestProcess(process.execPath, [connectBin, ...args], {
+  return new TestProcess(process.execPath, [options?.bin ?? connectBin, ...args], {
     ...options,
     env: { LOG_LEVEL: 'info', ...options?.env },
   });

@@ -113,7 +113,10 @@ export function pluginNames(manifest: PluginManifest): string[] {
  * plugin is reported at startup rather than when a connector first uses it.
  */
 export function loadManifests(entryModule: unknown, folder: string): PluginManifest[] {
-  const exported = (entryModule as { default?: unknown } | null)?.default;
+  let exported = (entryModule as { default?: unknown } | null)?.default;
+  // An entry loaded as CommonJS (TypeScript outside a "type": "module" package) has
+  // its `export default` one level down.
+  if (!Array.isArray(exported)) exported = (exported as { default?: unknown } | null)?.default;
   if (!Array.isArray(exported)) {
     throw new ConnectException(
       `Plugin folder ${folder}: the entry module must default-export an array of plugin manifests`,

@@ -14,8 +14,10 @@
  * closed. Nothing else is left running.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { parseListener } from '../../config/validators.ts';
+import { repositoryRoot } from '../../util/code-layout.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Herder } from '../herder/herder.ts';
 import { isHerderError } from '../herder/herder.ts';
@@ -163,7 +165,7 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
 /** Version from package.json; the commit is not known at run time from a source tree. */
 function packageInfo(): { version: string; commit: string } {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+    const pkg = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8'));
     return { version: String(pkg.version), commit: process.env.CONNECT_COMMIT ?? 'unknown' };
   } catch {
     return { version: 'unknown', commit: 'unknown' };

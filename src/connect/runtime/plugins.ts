@@ -7,8 +7,10 @@
  *      src/connect/transforms), registered first;
  *   2. every folder listed in `plugin.path`: a listed folder that has an entry module
  *      itself (package.json, index.js or index.ts) is one plugin folder, otherwise each
- *      of its subfolders with an entry module is one. TypeScript entries load because
- *      the worker runs under tsx; JavaScript entries load anywhere.
+ *      of its subfolders with an entry module is one. TypeScript entries load under
+ *      tsx, or through tsx registered on demand when the worker runs its compiled
+ *      build; a folder of the repository with a compiled twin in dist/ loads the twin
+ *      then (src/util/code-layout.ts). JavaScript entries load anywhere.
  *
  * Invariants: a name (class name, alias, simple name, simple name without its type
  * suffix) resolves to exactly one manifest. A folder that fails to import, exports
@@ -23,6 +25,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { compiledTwin, loadTypeScript } from '../../util/code-layout.ts';
 import type { Logger } from '../../util/logger.ts';
 import {
   loadManifests,
@@ -155,9 +158,11 @@ export async function loadPlugins(options: LoadPluginsOptions): Promise<PluginRe
   }
   for (const folder of pluginFolders(options.pluginPath, registry, logger)) {
     let manifests: PluginManifest[];
+    let entry: string | undefined;
     try {
-      const entry = entryModule(folder);
+      entry = entryModule(compiledTwin(folder) ?? folder);
       if (entry === undefined) continue;
+      if (entry.endsWith('.ts')) await loadTypeScript();
       const loaded: unknown = await import(pathToFileURL(entry).href);
       manifests = loadManifests(loaded, folder);
     } catch (e) {
@@ -172,7 +177,7 @@ export async function loadPlugins(options: LoadPluginsOptions): Promise<PluginRe
       continue;
     }
     logger.info(
-      { folder, plugins: manifests.map((m) => m.className) },
+      { folder, entry, plugins: manifests.map((m) => m.className) },
       `Loaded ${manifests.length} plugin(s) from ${folder}`,
     );
   }
