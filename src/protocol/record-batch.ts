@@ -325,7 +325,14 @@ export interface BatchInput {
   deleteHorizon?: number;
   /** Used when there are no records (and for LogAppendTime batches). */
   maxTimestamp?: number;
+  /**
+   * Where the finished batch is written: a buffer of exactly `size` bytes. Default: a
+   * new allocation. A producer passes buffers it reuses once a batch is acknowledged.
+   */
+  allocate?: (size: number) => Buffer;
 }
+
+const allocateBatch = (size: number): Buffer => Buffer.allocUnsafe(size);
 
 /**
  * Encodes a complete v2 batch with a valid CRC. Two passes over the records: the first
@@ -375,9 +382,10 @@ export function encodeBatch(input: BatchInput): Buffer {
 
   // Pass 2: write the records.
   const codec = input.codec ?? CompressionCodec.none;
+  const allocate = input.allocate ?? allocateBatch;
   const buf =
     codec === CompressionCodec.none
-      ? Buffer.allocUnsafe(RECORDS + payloadLength)
+      ? allocate(RECORDS + payloadLength)
       : Buffer.allocUnsafe(payloadLength);
   let pos = codec === CompressionCodec.none ? RECORDS : 0;
   for (let i = 0; i < n; i++) {
@@ -404,7 +412,7 @@ export function encodeBatch(input: BatchInput): Buffer {
   let out = buf;
   if (codec !== CompressionCodec.none) {
     const payload = compress(codec, buf);
-    out = Buffer.allocUnsafe(RECORDS + payload.length);
+    out = allocate(RECORDS + payload.length);
     payload.copy(out, RECORDS);
   }
   let attributes: number = codec;
