@@ -25,5 +25,12 @@ export interface Converter {
   fromConnectData(topic: string, schema: Schema | null, value: unknown): Buffer | null;
   /** Deserialize; null bytes give `{ schema: null, value: null }`. Throws DataException. */
   toConnectData(topic: string, bytes: Uint8Array | null): SchemaAndValue;
+  /**
+   * Optional: takes back bytes this converter's fromConnectData returned, once the caller
+   * has read them for the last time, so their memory can be reused for later results.
+   * The runtime calls it at most once per result, after the producer has copied the
+   * bytes and the broker has acknowledged them; never for bytes it still holds.
+   */
+  release?(bytes: Buffer): void;
   close?(): void;
 }

@@ -11,6 +11,14 @@
  * goes on there. A slab lives as long as any message in it: a consumer that keeps one
  * message for long keeps its whole slab.
  *
+ * Reuse: a consumer that knows when it has read a message for the last time (a source
+ * task, once the producer has copied it into a batch that was acknowledged) may hand it
+ * back with releaseJsonBytes(). A slab that the writers have left (it ran full) and whose
+ * messages were all handed back is reused for later messages instead of being left to
+ * the garbage collector: at CDC rates that is ~170 MB/s of slabs per source task, which
+ * V8 frees only when a scavenge or its external-memory trigger comes round. Messages
+ * never handed back just keep their slab out of reuse.
+ *
  * Invariants: between begin() and finish()/abandon() the output owns its slab (it is
  * taken off the shared list, so a reentrant message on another output gets another
  * slab), and every write reserves its worst case first, so the writes themselves are
@@ -44,6 +52,39 @@ const EMPTY = Buffer.alloc(0);
 /** The rest of the last slab, free for the next message (null when an output holds it). */
 let freeSlab: Buffer | null = null;
 let freeFrom = 0;
+
+/** Per slab: messages handed out and not handed back, and whether writers have left it. */
+interface SlabUse {
+  live: number;
+  left: boolean;
+}
+const slabUse = new WeakMap<ArrayBufferLike, SlabUse>();
+/** Slabs ready for reuse: left by the writers, every message handed back. */
+const spareSlabs: Buffer[] = [];
+const MAX_SPARE_SLABS = 4;
+
+function newSlab(): Buffer {
+  const slab = spareSlabs.pop() ?? Buffer.allocUnsafeSlow(SLAB_SIZE);
+  slabUse.set(slab.buffer, { live: 0, left: false });
+  return slab;
+}
+
+/**
+ * Hands back a message from finish() that its consumer will never read again, nor pass
+ * on: its bytes may be overwritten by later messages. Call it at most once per message.
+ * Buffers that are not such messages are ignored.
+ */
+export function releaseJsonBytes(message: Buffer): void {
+  const use = slabUse.get(message.buffer);
+  if (use === undefined) return;
+  use.live--;
+  if (use.live === 0 && use.left) reuseSlab(message.buffer);
+}
+
+function reuseSlab(slab: ArrayBufferLike): void {
+  slabUse.delete(slab);
+  if (spareSlabs.length < MAX_SPARE_SLABS) spareSlabs.push(Buffer.from(slab, 0, SLAB_SIZE));
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -167,7 +208,7 @@ export class JsonByteOutput {
   /** Start a message in the shared slab's free rest (or a new slab). */
   begin(): void {
     if (freeSlab === null) {
-      this.buf = Buffer.allocUnsafeSlow(SLAB_SIZE);
+      this.buf = newSlab();
       this.start = 0;
     } else {
       this.buf = freeSlab;
@@ -185,6 +226,8 @@ export class JsonByteOutput {
     if (buf.length <= SLAB_SIZE) {
       freeSlab = buf;
       freeFrom = this.pos;
+      const use = slabUse.get(buf.buffer);
+      if (use !== undefined) use.live++;
     }
     this.buf = EMPTY;
     return out;
@@ -206,8 +249,16 @@ export class JsonByteOutput {
 
   private grow(n: number): void {
     const used = this.pos - this.start;
-    const next = Buffer.allocUnsafeSlow(Math.max(SLAB_SIZE, (used + n) * 2));
+    const size = (used + n) * 2;
+    const next = size <= SLAB_SIZE ? newSlab() : Buffer.allocUnsafeSlow(size);
     this.buf.copy(next, 0, this.start, this.pos);
+    // Writers never come back to the slab left: once its messages are handed back it
+    // can be reused.
+    const use = slabUse.get(this.buf.buffer);
+    if (use !== undefined) {
+      use.left = true;
+      if (use.live === 0) reuseSlab(this.buf.buffer);
+    }
     this.buf = next;
     this.start = 0;
     this.pos = used;

@@ -19,6 +19,7 @@ import {
   type Schema,
   type SchemaAndValue,
 } from '../api/index.ts';
+import { releaseJsonBytes } from './json-byte-output.ts';
 import { endOfObjectBytes, parseJson } from './json-reader.ts';
 import { JsonToConnect } from './json-to-connect.ts';
 import { type DecimalFormat, JsonWriter } from './json-writer.ts';
@@ -96,6 +97,11 @@ export class JsonConverter implements Converter {
     // message is the head, its payload and `}`, written straight into a shared slab.
     const head = schema ? this.envelopeHead(schema) : NULL_SCHEMA_HEAD;
     return this.writer.toBuffer(schema, value, head);
+  }
+
+  /** Its messages are views of shared slabs (json-byte-output.ts): a slab is reused once all are back. */
+  release(bytes: Buffer): void {
+    releaseJsonBytes(bytes);
   }
 
   private envelopeHead(schema: Schema): Buffer {

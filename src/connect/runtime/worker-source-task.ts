@@ -320,7 +320,12 @@ export class WorkerSourceTask {
         this.topicsUsed.add(p.topic);
         o.status.topicUsed?.(o.id.connector, p.topic);
       }
+      // The producer copied the bytes into batches that are now acknowledged: the
+      // converters may reuse their memory. (A failed send does not hand them back.)
+      const { key, value } = o.converters;
       batch.forEach((p, i) => {
+        if (p.key !== null) key.release?.(p.key);
+        if (p.value !== null) value.release?.(p.value);
         this.outstandingBytes -= p.bytes;
         this.submitted.ack(p.submitted);
         this.recordsAcknowledged++;
