@@ -21,12 +21,14 @@ export interface SubmittedRecord {
   readonly partition: SourcePartition;
   readonly offset: SourceOffset;
   acked: boolean;
+  /** Its source partition's queue. */
+  readonly queue: PartitionQueue;
 }
 
 export interface CommittableOffsets {
   /** Per source partition (by key), the offset safe to commit. */
   readonly offsets: Map<string, { partition: SourcePartition; offset: SourceOffset }>;
-  /** Acknowledged records removed from the queues by this call. */
+  /** Acknowledged records removed from the queues since the last call. */
   readonly committed: number;
   /** Records still waiting behind an unacknowledged one (or unacknowledged themselves). */
   readonly uncommitted: number;
@@ -34,8 +36,30 @@ export interface CommittableOffsets {
   readonly largestQueue?: { partition: SourcePartition; size: number };
 }
 
+/**
+ * One source partition's records in submission order. The acknowledged prefix is
+ * collapsed as acknowledgements arrive, into the last record of it (`done`): only
+ * records from the first unacknowledged one on are kept. Between two offset commits
+ * (offset.flush.interval.ms) a fast task submits hundreds of thousands of records;
+ * keeping them all until the commit held their offsets long enough to reach V8's old
+ * generation, which dominated the worker's heap and its garbage collection.
+ */
+interface PartitionQueue {
+  readonly key: string;
+  /** Records from `head` on; the slots before it are emptied as the head advances. */
+  readonly records: Array<SubmittedRecord | undefined>;
+  head: number;
+  /** The last record of the acknowledged prefix not yet taken by committableOffsets(). */
+  done: SubmittedRecord | undefined;
+  /** How many records that prefix had. */
+  doneCount: number;
+}
+
+/** Emptied slots at the front of a queue's array before it is compacted. */
+const COMPACT_AFTER = 4096;
+
 export class SubmittedRecords {
-  private readonly queues = new Map<string, SubmittedRecord[]>();
+  private readonly queues = new Map<string, PartitionQueue>();
   private pending = 0;
   private waiters: Array<() => void> = [];
   /**
@@ -52,13 +76,13 @@ export class SubmittedRecords {
       partitionKey = offsetKey(this.connector, partition);
       this.keyCache.set(partition, partitionKey);
     }
-    const record: SubmittedRecord = { partitionKey, partition, offset, acked: false };
     let queue = this.queues.get(partitionKey);
     if (queue === undefined) {
-      queue = [];
+      queue = { key: partitionKey, records: [], head: 0, done: undefined, doneCount: 0 };
       this.queues.set(partitionKey, queue);
     }
-    queue.push(record);
+    const record: SubmittedRecord = { partitionKey, partition, offset, acked: false, queue };
+    queue.records.push(record);
     this.pending++;
     return record;
   }
@@ -67,20 +91,26 @@ export class SubmittedRecords {
     if (record.acked) return;
     record.acked = true;
     this.pending--;
+    const queue = record.queue;
+    if (queue.records[queue.head] === record) advance(queue);
     if (this.pending === 0) this.wakeWaiters();
   }
 
   /**
    * Forget a record that was never sent (its send failed before reaching the broker),
    * so it does not block the queue. Only the last submitted record of its partition
-   * may be removed; otherwise the record stays and blocks, which is the safe choice.
+   * may be removed, and only while unacknowledged; otherwise the record stays and
+   * blocks, which is the safe choice.
    */
   remove(record: SubmittedRecord): boolean {
-    const queue = this.queues.get(record.partitionKey);
-    if (queue === undefined || queue[queue.length - 1] !== record) return false;
-    queue.pop();
-    if (!record.acked) this.pending--;
-    if (queue.length === 0) this.queues.delete(record.partitionKey);
+    if (record.acked) return false;
+    const queue = record.queue;
+    const { records } = queue;
+    if (this.queues.get(record.partitionKey) !== queue) return false;
+    if (records.length <= queue.head || records[records.length - 1] !== record) return false;
+    records.pop();
+    this.pending--;
+    this.dropIfIdle(queue);
     if (this.pending === 0) this.wakeWaiters();
     return true;
   }
@@ -90,31 +120,38 @@ export class SubmittedRecords {
     return this.pending;
   }
 
-  /** Take the committable offsets, dropping the acknowledged prefix of every queue. */
+  /** Take the committable offsets: per partition, the end of its acknowledged prefix. */
   committableOffsets(): CommittableOffsets {
     const offsets = new Map<string, { partition: SourcePartition; offset: SourceOffset }>();
     let committed = 0;
     let uncommitted = 0;
     let largestQueue: { partition: SourcePartition; size: number } | undefined;
-    for (const [key, queue] of this.queues) {
-      let n = 0;
-      while (n < queue.length && (queue[n] as SubmittedRecord).acked) n++;
-      if (n > 0) {
-        const last = queue[n - 1] as SubmittedRecord;
-        offsets.set(key, { partition: last.partition, offset: last.offset });
-        queue.splice(0, n);
-        committed += n;
+    for (const queue of this.queues.values()) {
+      const done = queue.done;
+      if (done !== undefined) {
+        offsets.set(queue.key, { partition: done.partition, offset: done.offset });
+        committed += queue.doneCount;
+        queue.done = undefined;
+        queue.doneCount = 0;
       }
-      if (queue.length === 0) {
-        this.queues.delete(key);
+      const waiting = queue.records.length - queue.head;
+      if (waiting === 0) {
+        this.dropIfIdle(queue);
         continue;
       }
-      uncommitted += queue.length;
-      if (largestQueue === undefined || queue.length > largestQueue.size) {
-        largestQueue = { partition: (queue[0] as SubmittedRecord).partition, size: queue.length };
+      uncommitted += waiting;
+      if (largestQueue === undefined || waiting > largestQueue.size) {
+        const first = queue.records[queue.head] as SubmittedRecord;
+        largestQueue = { partition: first.partition, size: waiting };
       }
     }
     return { offsets, committed, uncommitted, ...(largestQueue ? { largestQueue } : {}) };
+  }
+
+  private dropIfIdle(queue: PartitionQueue): void {
+    if (queue.records.length === queue.head && queue.done === undefined) {
+      this.queues.delete(queue.key);
+    }
   }
 
   /** Resolves true once every submitted record is acknowledged, false after `timeoutMs`. */
@@ -138,4 +175,24 @@ export class SubmittedRecords {
     this.waiters = [];
     for (const w of waiters) w();
   }
+}
+
+/** Moves the queue's head past its acknowledged records, into `done`. */
+function advance(queue: PartitionQueue): void {
+  const { records } = queue;
+  let head = queue.head;
+  while (head < records.length && (records[head] as SubmittedRecord).acked) {
+    queue.done = records[head];
+    records[head] = undefined;
+    queue.doneCount++;
+    head++;
+  }
+  if (head === records.length) {
+    records.length = 0;
+    head = 0;
+  } else if (head >= COMPACT_AFTER && head * 2 >= records.length) {
+    records.splice(0, head);
+    head = 0;
+  }
+  queue.head = head;
 }

@@ -97,4 +97,78 @@ describe('SubmittedRecords', () => {
     s.ack(first);
     expect([...s.committableOffsets().offsets.values()][0]?.offset).toEqual({ position: 1 });
   });
+
+  it('answers as a plain queue per partition would, across interleaved submits, acks, removals and commits', () => {
+    // The model: every record kept until committableOffsets() takes the acknowledged
+    // prefix (what the class did before it collapsed prefixes as acks arrived).
+    type Op =
+      | { op: 'submit'; part: number }
+      | { op: 'ack'; pick: number }
+      | { op: 'remove'; pick: number }
+      | { op: 'take' };
+    const op = fc.oneof(
+      fc.record({ op: fc.constant('submit' as const), part: fc.integer({ min: 0, max: 2 }) }),
+      fc.record({ op: fc.constant('ack' as const), pick: fc.nat() }),
+      fc.record({ op: fc.constant('remove' as const), pick: fc.nat() }),
+      fc.record({ op: fc.constant('take' as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), (ops: Op[]) => {
+        const s = new SubmittedRecords('conn');
+        const model = new Map<number, Array<{ seq: number; acked: boolean }>>();
+        const live: Array<{ part: number; seq: number; r: ReturnType<typeof s.submit> }> = [];
+        let seq = 0;
+        for (const o of ops) {
+          if (o.op === 'submit') {
+            const r = s.submit({ part: o.part }, { seq });
+            live.push({ part: o.part, seq, r });
+            const q = model.get(o.part) ?? [];
+            q.push({ seq, acked: false });
+            model.set(o.part, q);
+            seq++;
+          } else if (o.op === 'ack' && live.length > 0) {
+            const x = live[o.pick % live.length]!;
+            s.ack(x.r);
+            const m = model.get(x.part)?.find((e) => e.seq === x.seq);
+            if (m) m.acked = true;
+          } else if (o.op === 'remove' && live.length > 0) {
+            const x = live[o.pick % live.length]!;
+            const q = model.get(x.part) ?? [];
+            const removable = q.length > 0 && q[q.length - 1]!.seq === x.seq && !x.r.acked;
+            const removed = s.remove(x.r);
+            expect(removed).toBe(removable);
+            if (removed) {
+              q.pop();
+              live.splice(live.indexOf(x), 1);
+            }
+          } else if (o.op === 'take') {
+            const c = s.committableOffsets();
+            const expected = new Map<number, number>();
+            let committed = 0;
+            let uncommitted = 0;
+            for (const [part, q] of model) {
+              let n = 0;
+              while (n < q.length && q[n]!.acked) n++;
+              if (n > 0) expected.set(part, q[n - 1]!.seq);
+              committed += n;
+              q.splice(0, n);
+              uncommitted += q.length;
+            }
+            const got = new Map(
+              [...c.offsets.values()].map((e) => [
+                e.partition.part as number,
+                e.offset.seq as number,
+              ]),
+            );
+            expect(got).toEqual(expected);
+            expect(c.committed).toBe(committed);
+            expect(c.uncommitted).toBe(uncommitted);
+          }
+        }
+        const unacked = [...model.values()].flat().filter((e) => !e.acked).length;
+        expect(s.unacknowledged).toBe(unacked);
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
