@@ -17,6 +17,13 @@
  * step per batch, so concurrent requests cannot interleave between them.
  * Transactional batches are refused with INVALID_TXN_STATE: this broker has no
  * transaction coordinator (InitProducerId refuses transactional ids already).
+ *
+ * Frame reuse: the records are a view of the request frame, which the socket server
+ * reuses for a later request once this handler's answer is encoded
+ * (request-router.ts). So nothing may keep a view of them past the answer: whatever
+ * must outlive it is copied. Today nothing reads them after the handler returns at
+ * all: each append (validation, offsets stamped in place, one write(2)) runs before
+ * the handler's first await, and the log keeps only offsets and positions.
  */
 
 import type { Message } from '../../protocol/codec.ts';

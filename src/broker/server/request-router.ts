@@ -16,6 +16,15 @@
  *   comes would hang; closing makes it reconnect and renegotiate.
  * - A handler that throws has broken an invariant: logged, connection closed.
  *
+ * Frames are lent by the socket server and reused once released (socket-server.ts),
+ * and decoded `bytes` and `records` fields are views of the frame. Only Produce, which
+ * carries the large frames, is known to keep no view once answered (produce.ts): it
+ * is decoded in place and its frame released once the answer is encoded, and never
+ * on a failure, which closes the connection and drops its frames with it. Every other
+ * api is decoded from a copy and its frame released at once, so a handler that keeps
+ * a view (group member metadata lives as long as the group) needs no care; these
+ * requests are small.
+ *
  * Runs on the broker thread; handlers may be async, ordering is the socket server's.
  */
 import { ApiKey, type ApiVersionRange, supportedApiVersions } from '../../protocol/api-keys.ts';
@@ -63,7 +72,13 @@ export function createRequestRouter<Services>(
     return 'close';
   };
 
-  const handle: FrameHandler = (frame, connection) => {
+  const handle: FrameHandler = (lent, connection, release) => {
+    const inPlace = lent.length >= 2 && lent.readInt16BE(0) === ApiKey.Produce;
+    let frame = lent;
+    if (!inPlace) {
+      frame = Buffer.from(lent);
+      release();
+    }
     const decoded = decodeRequest(frame);
     if (!decoded.ok) {
       const e = decoded.error;
@@ -111,15 +126,19 @@ export function createRequestRouter<Services>(
       clientId: req.clientId,
       connection,
     };
-    const encode = (body: Message | null): FrameAnswer =>
-      body === null
-        ? null
-        : encodeResponseChunks({
-            apiKey: req.apiKey,
-            apiVersion: req.apiVersion,
-            correlationId: req.correlationId,
-            body,
-          });
+    const encode = (body: Message | null): FrameAnswer => {
+      const answer =
+        body === null
+          ? null
+          : encodeResponseChunks({
+              apiKey: req.apiKey,
+              apiVersion: req.apiVersion,
+              correlationId: req.correlationId,
+              body,
+            });
+      if (inPlace) release();
+      return answer;
+    };
     const failed = (err: unknown): 'close' => {
       logger.error(
         {

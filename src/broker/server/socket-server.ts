@@ -20,13 +20,31 @@
  * or the socket's write buffer is full, reading from that socket pauses until the
  * backlog drains, so a fast producer cannot make the broker buffer without bound.
  *
- * Frames are handed to the handler as views of the received chunk when the whole
- * frame sits in one chunk (the common case), so large Produce payloads are not copied.
+ * Memory: a busy producer connection must not turn every read and every request into
+ * a fresh ArrayBuffer, since the broker thread collects garbage rarely and dead
+ * buffers pile up between collections (frame-pool.ts says more). So sockets read into
+ * one buffer shared by every connection of the server (net's `onread`; safe because
+ * each read is copied out before the callback returns, and callbacks never overlap
+ * on one thread), and each frame is copied from there into a buffer lent by the
+ * connection's FramePool, taken as soon as the size prefix is read (as Kafka's
+ * NetworkReceive does: socket.request.max.bytes bounds what one frame can cost). The
+ * handler gets the frame with a `release` callback: until it calls it the frame is
+ * its own; after it, the bytes will be overwritten by a later frame of the same
+ * connection. A handler that keeps views of the frame never calls it, and that frame
+ * is simply never reused. Where the runtime gives no access to the accepted socket's
+ * handle (see readingInto), sockets read with 'data' events, framed the same way.
  *
  * Single-threaded: everything here runs on the broker thread's event loop.
  */
-import { createServer, type Server, type Socket } from 'node:net';
+import {
+  createServer,
+  type OnReadOpts,
+  type Server,
+  Socket,
+  type SocketConstructorOpts,
+} from 'node:net';
 import type { Logger } from '../../util/logger.ts';
+import { type FrameLease, FramePool } from './frame-pool.ts';
 
 export interface ConnectionInfo {
   readonly id: number;
@@ -39,10 +57,14 @@ export interface ConnectionInfo {
  */
 export type FrameAnswer = Buffer | readonly Buffer[] | null | 'close';
 
-/** Answers one request frame (without its size prefix). */
+/**
+ * Answers one request frame (without its size prefix). `release` hands the frame back
+ * for reuse: call it only once nothing will read the frame or a view of it again.
+ */
 export type FrameHandler = (
   frame: Buffer,
   connection: ConnectionInfo,
+  release: () => void,
 ) => FrameAnswer | Promise<FrameAnswer>;
 
 export interface SocketServerOptions {
@@ -55,18 +77,38 @@ export interface SocketServerOptions {
   maxInFlight?: number;
   /** Called when a connection closes, for state kept per connection. */
   onClose?: (connection: ConnectionInfo) => void;
+  /**
+   * Size of the read buffer shared by all connections; 0 reads with 'data' events
+   * instead (a fresh buffer per read). Tests use tiny ones to split frames.
+   */
+  readBufferBytes?: number;
+  /** A connection that lent no frame for this long drops its pooled frames. */
+  poolIdleMs?: number;
 }
 
 const SIZE_PREFIX = 4;
+/**
+ * One read takes up to this much: 4 reads per 1 MB Produce request instead of the 16
+ * of libuv's default 64 KiB, and a single 256 KiB buffer for the whole server.
+ */
+const READ_BUFFER_BYTES = 256 * 1024;
+const POOL_IDLE_MS = 5_000;
 
 export class SocketServer {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
   private nextConnectionId = 1;
   private boundPort = 0;
+  private readonly readBuffer: Buffer | undefined;
+  private trimTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: SocketServerOptions) {
-    this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+    const readBufferBytes = options.readBufferBytes ?? READ_BUFFER_BYTES;
+    this.readBuffer = readBufferBytes > 0 ? Buffer.alloc(readBufferBytes) : undefined;
+    // Paused until accept() has chosen how the socket reads.
+    this.server = createServer({ noDelay: true, pauseOnConnect: true }, (socket) =>
+      this.accept(socket),
+    );
   }
 
   get port(): number {
@@ -81,6 +123,10 @@ export class SocketServer {
         this.server.off('error', onError);
         const address = this.server.address();
         this.boundPort = typeof address === 'object' && address ? address.port : this.options.port;
+        this.trimTimer = setInterval(() => {
+          for (const c of this.connections) c.trimIdlePool();
+        }, this.options.poolIdleMs ?? POOL_IDLE_MS);
+        this.trimTimer.unref();
         resolve();
       });
     });
@@ -91,6 +137,7 @@ export class SocketServer {
    * `graceMs`, then closes every connection.
    */
   async close(graceMs = 2000): Promise<void> {
+    clearInterval(this.trimTimer);
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     await Promise.race([
       Promise.all([...this.connections].map((c) => c.drained())),
@@ -100,24 +147,80 @@ export class SocketServer {
     await closed;
   }
 
-  private accept(socket: Socket): void {
+  /** Bytes of frame buffers waiting for reuse, over all connections (tests, diagnostics). */
+  get pooledFrameBytes(): number {
+    let sum = 0;
+    for (const c of this.connections) sum += c.pooledFrameBytes;
+    return sum;
+  }
+
+  private accept(accepted: Socket): void {
     const info: ConnectionInfo = {
       id: this.nextConnectionId++,
-      remoteAddress: `${socket.remoteAddress}:${socket.remotePort}`,
+      remoteAddress: `${accepted.remoteAddress}:${accepted.remotePort}`,
     };
-    const connection = new Connection(socket, info, this.options);
+    const shared = this.readBuffer;
+    let connection!: Connection;
+    // No read can arrive before `connection` is set: reading starts on a later loop turn.
+    const socket = shared && readingInto(accepted, shared, (n) => connection.receive(shared, n));
+    connection = new Connection(socket ?? accepted, info, this.options);
+    if (socket === undefined) {
+      accepted.on('data', (chunk: Buffer) => connection.receive(chunk, chunk.length));
+      accepted.resume();
+    }
     this.connections.add(connection);
-    socket.once('close', () => {
+    connection.socket.once('close', () => {
       this.connections.delete(connection);
       this.options.onClose?.(info);
     });
   }
 }
 
+/**
+ * The accepted connection again, as a socket that reads into `buffer` and calls
+ * `onRead` with the byte count (net's `onread`); undefined, leaving `accepted` as it
+ * was, when the runtime does not expose the handle this needs.
+ *
+ * Node 20 passes `onread` only to sockets it connects, not to those a server accepts,
+ * so the accepted (paused, never read) socket gives its libuv handle to a new Socket
+ * that has it. `_handle` and the `handle` option are Node's own, unlisted in its docs
+ * but what it uses itself to wrap accepted handles; destroying the emptied socket
+ * closes nothing and keeps the server's connection count right. The new socket's
+ * pause() and resume() stop and restart reading on the handle itself.
+ */
+function readingInto(
+  accepted: Socket,
+  buffer: Buffer,
+  onRead: (bytes: number) => void,
+): Socket | undefined {
+  const owner = accepted as unknown as { _handle?: { readStart?: unknown } | null };
+  const handle = owner._handle;
+  if (typeof handle?.readStart !== 'function') return undefined;
+  owner._handle = null;
+  accepted.destroy();
+  const options: SocketConstructorOpts & { handle: unknown; onread: OnReadOpts } = {
+    handle,
+    readable: true,
+    writable: true,
+    onread: {
+      buffer,
+      callback: (bytes: number) => {
+        onRead(bytes);
+        return true;
+      },
+    },
+  };
+  return new Socket(options);
+}
+
 class Connection {
-  /** Received bytes not yet framed; usually zero or one chunk. */
-  private chunks: Buffer[] = [];
-  private buffered = 0;
+  /** The size prefix being read, when a read ended inside it. */
+  private readonly prefix = Buffer.alloc(SIZE_PREFIX);
+  private prefixFilled = 0;
+  /** The frame being read, and how many of its bytes have arrived. */
+  private lease: FrameLease | undefined;
+  private filled = 0;
+  private readonly pool = new FramePool();
   /** Answers in request order; each settles to a frame, null (no answer), or an error. */
   private readonly pending: Array<{ done: boolean; value: FrameAnswer }> = [];
   private readonly maxInFlight: number;
@@ -126,20 +229,29 @@ class Connection {
   private drainWaiters: Array<() => void> = [];
 
   constructor(
-    private readonly socket: Socket,
+    readonly socket: Socket,
     private readonly info: ConnectionInfo,
     private readonly options: SocketServerOptions,
   ) {
     this.maxInFlight = options.maxInFlight ?? 256;
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.maybeResume());
     socket.on('error', (err) => {
       options.logger.debug({ err, connection: info.remoteAddress }, 'connection error');
     });
     socket.on('close', () => {
       this.closed = true;
+      this.lease = undefined;
+      this.pool.close();
       this.notifyDrained();
     });
+  }
+
+  get pooledFrameBytes(): number {
+    return this.pool.pooledBytes;
+  }
+
+  trimIdlePool(): void {
+    this.pool.trimIfIdle();
   }
 
   destroy(): void {
@@ -151,58 +263,59 @@ class Connection {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
-  private onData(chunk: Buffer): void {
-    if (this.buffered === 0) {
-      this.chunks = [chunk];
-    } else {
-      this.chunks.push(chunk);
-    }
-    this.buffered += chunk.length;
-    this.extractFrames();
-  }
-
-  private extractFrames(): void {
-    while (!this.closed && this.buffered >= SIZE_PREFIX) {
-      let head = this.chunks[0]!;
-      if (head.length < SIZE_PREFIX) head = this.coalesce();
-      const size = head.readInt32BE(0);
-      if (size < 0 || size > this.options.maxRequestBytes) {
-        this.options.logger.warn(
-          { connection: this.info.remoteAddress, size, max: this.options.maxRequestBytes },
-          'closing connection: request size is negative or above socket.request.max.bytes',
-        );
-        this.socket.destroy();
-        this.closed = true;
-        return;
+  /**
+   * Takes `data[0, length)`, which is only valid during this call (the next read
+   * overwrites it): every byte is copied into the size prefix or the current frame,
+   * and each frame is dispatched as soon as its last byte is in.
+   */
+  receive(data: Buffer, length: number): void {
+    let pos = 0;
+    while (!this.closed) {
+      if (this.lease === undefined) {
+        if (pos === length) return;
+        let size: number;
+        if (this.prefixFilled === 0 && length - pos >= SIZE_PREFIX) {
+          size = data.readInt32BE(pos);
+          pos += SIZE_PREFIX;
+        } else {
+          const n = Math.min(SIZE_PREFIX - this.prefixFilled, length - pos);
+          data.copy(this.prefix, this.prefixFilled, pos, pos + n);
+          this.prefixFilled += n;
+          pos += n;
+          if (this.prefixFilled < SIZE_PREFIX) return;
+          this.prefixFilled = 0;
+          size = this.prefix.readInt32BE(0);
+        }
+        if (size < 0 || size > this.options.maxRequestBytes) {
+          this.options.logger.warn(
+            { connection: this.info.remoteAddress, size, max: this.options.maxRequestBytes },
+            'closing connection: request size is negative or above socket.request.max.bytes',
+          );
+          this.socket.destroy();
+          this.closed = true;
+          return;
+        }
+        this.lease = this.pool.lend(size);
+        this.filled = 0;
       }
-      const total = SIZE_PREFIX + size;
-      if (this.buffered < total) return;
-      if (head.length < total) head = this.coalesce();
-      const frame = head.subarray(SIZE_PREFIX, total);
-      if (head.length === total) {
-        this.chunks.shift();
-      } else {
-        this.chunks[0] = head.subarray(total);
-      }
-      this.buffered -= total;
-      this.dispatch(frame);
+      const frame = this.lease.frame;
+      const n = Math.min(frame.length - this.filled, length - pos);
+      data.copy(frame, this.filled, pos, pos + n);
+      this.filled += n;
+      pos += n;
+      if (this.filled < frame.length) return;
+      const lease = this.lease;
+      this.lease = undefined;
+      this.dispatch(lease);
     }
   }
 
-  /** Joins buffered chunks into one; only frames that straddle reads pay for this. */
-  private coalesce(): Buffer {
-    const joined =
-      this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.buffered);
-    this.chunks = [joined];
-    return joined;
-  }
-
-  private dispatch(frame: Buffer): void {
+  private dispatch(lease: FrameLease): void {
     const slot = { done: false, value: null as FrameAnswer };
     this.pending.push(slot);
     let answer: FrameAnswer | Promise<FrameAnswer>;
     try {
-      answer = this.options.handler(frame, this.info);
+      answer = this.options.handler(lease.frame, this.info, lease.release);
     } catch (err) {
       this.fail(err);
       return;

@@ -1,6 +1,11 @@
+import { createHash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type FrameHandler, SocketServer } from '../../../../src/broker/server/socket-server.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  type FrameHandler,
+  SocketServer,
+  type SocketServerOptions,
+} from '../../../../src/broker/server/socket-server.ts';
 import { getLogger } from '../../../../src/util/logger.ts';
 
 const servers: SocketServer[] = [];
@@ -11,13 +16,18 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close(100)));
 });
 
-async function start(handler: FrameHandler, maxRequestBytes = 1024): Promise<SocketServer> {
+async function start(
+  handler: FrameHandler,
+  maxRequestBytes = 1024,
+  options: Partial<SocketServerOptions> = {},
+): Promise<SocketServer> {
   const server = new SocketServer({
     host: '127.0.0.1',
     port: 0,
     maxRequestBytes,
     handler,
     logger: getLogger('test'),
+    ...options,
   });
   await server.listen();
   servers.push(server);
@@ -85,15 +95,6 @@ describe('SocketServer', () => {
     expect(answers.map((a) => a[1])).toEqual([1, 2, 3]);
   });
 
-  it('reassembles a frame split across many writes, byte by byte', async () => {
-    const server = await start((f) => frame(f));
-    const c = await client(server.port);
-    const bytes = frame(Buffer.from('hello broker'));
-    for (const b of bytes) c.socket.write(Buffer.from([b]));
-    const [answer] = await c.next(1);
-    expect(answer!.toString()).toBe('hello broker');
-  });
-
   it('sends nothing for a null answer and keeps later answers in order', async () => {
     const server = await start((f) => (f[0] === 0 ? null : frame(f)));
     const c = await client(server.port);
@@ -120,5 +121,196 @@ describe('SocketServer', () => {
     const bad = await client(server.port);
     bad.socket.write(Buffer.from([0xff, 0xff, 0xff, 0xf0, 1, 2, 3]));
     await bad.closed;
+  });
+});
+
+/** `n` bytes that differ with `seed` (xorshift32), so a frame overwritten by another shows. */
+function pseudoRandom(seed: number, n: number): Buffer {
+  const out = Buffer.allocUnsafe(n);
+  let x = (seed + 1) * 0x9e3779b9;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+const digest = (b: Buffer): Buffer => createHash('sha256').update(b).digest();
+
+/** Answers every frame with its digest, computed when the answer is made. */
+const digestHandler: FrameHandler = (f, _c, release) => {
+  const answer = frame(digest(f));
+  release();
+  return answer;
+};
+
+const readModes: Array<[string, Partial<SocketServerOptions>]> = [
+  ['the shared read buffer', {}],
+  ['a 7-byte read buffer', { readBufferBytes: 7 }],
+  ["'data' events", { readBufferBytes: 0 }],
+];
+
+describe.each(readModes)('SocketServer framing, reading with %s', (_mode, reading) => {
+  it('splits one write of 200 frames of 0 to 3000 bytes into exactly those frames', async () => {
+    const payloads = Array.from({ length: 200 }, (_, i) => pseudoRandom(i, (i * 397) % 3001));
+    const server = await start(digestHandler, 4096, reading);
+    const c = await client(server.port);
+    c.socket.write(Buffer.concat(payloads.map(frame)));
+    const answers = await c.next(payloads.length);
+    expect(answers.map((a) => a.toString('hex'))).toEqual(
+      payloads.map((p) => digest(p).toString('hex')),
+    );
+  });
+
+  it('reassembles frames written byte by byte, size prefixes included', async () => {
+    const payloads = [Buffer.from('hello broker'), Buffer.alloc(0), pseudoRandom(1, 300)];
+    const server = await start(digestHandler, 1024, reading);
+    const c = await client(server.port);
+    for (const b of Buffer.concat(payloads.map(frame))) c.socket.write(Buffer.from([b]));
+    const answers = await c.next(payloads.length);
+    expect(answers).toEqual(payloads.map(digest));
+  });
+
+  it('reassembles frames larger than any one read, between small ones', async () => {
+    const payloads = [
+      pseudoRandom(1, 700_000),
+      pseudoRandom(2, 5),
+      pseudoRandom(3, 300_000),
+      pseudoRandom(4, 1_000_000),
+    ];
+    const server = await start(digestHandler, 1_000_000, reading);
+    const c = await client(server.port);
+    c.socket.write(Buffer.concat(payloads.map(frame)));
+    const answers = await c.next(payloads.length);
+    expect(answers).toEqual(payloads.map(digest));
+  });
+
+  it('closes a connection whose size prefix, split across writes, exceeds the limit', async () => {
+    const server = await start(digestHandler, 16, reading);
+    const c = await client(server.port);
+    c.socket.write(frame(Buffer.from('fits')));
+    for (const b of frame(Buffer.alloc(17)).subarray(0, 4)) c.socket.write(Buffer.from([b]));
+    await c.closed;
+  });
+
+  it('stops reading while maxInFlight answers are pending, and resumes as they are written', async () => {
+    const total = 40;
+    const payloads = Array.from({ length: total }, (_, i) => pseudoRandom(i, 100_000));
+    let hold = true;
+    const held: Array<() => void> = [];
+    let seen = 0;
+    const server = await start(
+      (f, c, release) => {
+        seen++;
+        if (!hold) return digestHandler(f, c, release);
+        return new Promise((resolve) => held.push(() => resolve(digestHandler(f, c, release))));
+      },
+      200_000,
+      { ...reading, maxInFlight: 4 },
+    );
+    const c = await client(server.port);
+    for (const p of payloads) c.socket.write(frame(p));
+    await vi.waitFor(() => expect(seen).toBeGreaterThanOrEqual(4));
+    // Time for the rest to arrive if reading had not paused.
+    await new Promise((r) => setTimeout(r, 100));
+    // A read of up to 256 KiB already taken when the limit was reached is still framed.
+    expect(seen).toBeLessThanOrEqual(8);
+    hold = false;
+    for (const answer of held.splice(0)) answer();
+    const answers = await c.next(total);
+    expect(answers).toEqual(payloads.map(digest));
+  });
+});
+
+describe('SocketServer frame reuse', () => {
+  it('never lends a frame the handler has not released, and does reuse released ones', async () => {
+    const seen: Array<{ frame: Buffer; copy: Buffer; kept: boolean }> = [];
+    const server = await start((f, c, release) => {
+      const kept = f[0]! < 16;
+      seen.push({ frame: f, copy: Buffer.from(f), kept });
+      return kept ? frame(Buffer.from('kept')) : digestHandler(f, c, release);
+    }, 10_000);
+    const c = await client(server.port);
+    const payloads = Array.from({ length: 100 }, (_, i) => {
+      const p = pseudoRandom(i, 5000);
+      p[0] = i % 10 === 0 ? i % 16 : 16 + (p[0]! % 240);
+      return p;
+    });
+    // One frame per write: frames reach the handler over many reads.
+    for (const p of payloads) c.socket.write(frame(p));
+    const answers = await c.next(payloads.length);
+    expect(answers).toEqual(payloads.map((p) => (p[0]! < 16 ? Buffer.from('kept') : digest(p))));
+    seen.forEach((k, i) => {
+      if (!k.kept) return;
+      expect(k.frame.equals(k.copy)).toBe(true);
+      expect(seen.slice(i + 1).some((later) => later.frame.buffer === k.frame.buffer)).toBe(false);
+    });
+    // The 90 released frames took turns with one buffer at a time; each kept frame took
+    // the buffer of its turn out of circulation.
+    expect(new Set(seen.filter((k) => !k.kept).map((k) => k.frame.buffer)).size).toBe(10);
+  });
+
+  it('does not reuse the frames of answers still pending', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const held = new Set<ArrayBufferLike>();
+    const server = await start(async (f, c, release) => {
+      // The first frame is answered at once, so its buffer waits in the pool.
+      if (f[0] === 0) return digestHandler(f, c, release);
+      held.add(f.buffer);
+      await gate;
+      return digestHandler(f, c, release);
+    }, 10_000);
+    const c = await client(server.port);
+    const payloads = Array.from({ length: 7 }, (_, i) => {
+      const p = pseudoRandom(i, 8000);
+      p[0] = i === 0 ? 0 : 1;
+      return p;
+    });
+    c.socket.write(frame(payloads[0]!));
+    await c.next(1);
+    for (const p of payloads.slice(1)) c.socket.write(frame(p));
+    await vi.waitFor(() => expect(held.size).toBe(6));
+    open();
+    expect(await c.next(7)).toEqual(payloads.map(digest));
+  });
+
+  it("drops a connection's pooled frames when it closes", async () => {
+    const server = await start(digestHandler, 100_000);
+    const c = await client(server.port);
+    c.socket.write(frame(pseudoRandom(1, 50_000)));
+    await c.next(1);
+    expect(server.pooledFrameBytes).toBeGreaterThanOrEqual(50_000);
+    c.socket.destroy();
+    await vi.waitFor(() => expect(server.pooledFrameBytes).toBe(0));
+  });
+
+  it('drops the pooled frames of a connection idle for poolIdleMs, which then still works', async () => {
+    const server = await start(digestHandler, 100_000, { poolIdleMs: 20 });
+    const c = await client(server.port);
+    const payloads = [pseudoRandom(1, 50_000), pseudoRandom(2, 60_000)];
+    c.socket.write(frame(payloads[0]!));
+    await c.next(1);
+    await vi.waitFor(() => expect(server.pooledFrameBytes).toBe(0));
+    c.socket.write(frame(payloads[1]!));
+    expect(await c.next(2)).toEqual(payloads.map(digest));
+  });
+
+  it('closes only the connection whose handler throws', async () => {
+    const server = await start((f, c, release) => {
+      if (f.toString() === 'boom') throw new Error('broken invariant');
+      return digestHandler(f, c, release);
+    });
+    const bad = await client(server.port);
+    const good = await client(server.port);
+    bad.socket.write(Buffer.concat([frame(Buffer.from('boom')), frame(Buffer.from('after'))]));
+    await bad.closed;
+    expect(bad.answers).toEqual([]);
+    good.socket.write(frame(Buffer.from('still here')));
+    expect(await good.next(1)).toEqual([digest(Buffer.from('still here'))]);
   });
 });
