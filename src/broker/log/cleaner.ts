@@ -322,11 +322,15 @@ function cleanBatch(
 
 const FLUSH_BYTES = 4 * 1024 * 1024;
 
-/** The `.log.cleaned` file of one segment, created only once a batch changes. */
+/**
+ * The `.log.cleaned` file of one segment, created only once a batch changes. Output is
+ * copied into one buffer and written when it fills: the batches it is given are views
+ * of the segment's read chunk, which the next chunk overwrites (forEachBatch).
+ */
 class CleanedSegmentWriter {
   private fd: number | undefined;
-  private buffered: Buffer[] = [];
-  private bufferedBytes = 0;
+  private out: Buffer | undefined;
+  private used = 0;
   private written = 0;
 
   constructor(
@@ -343,15 +347,26 @@ class CleanedSegmentWriter {
   change(filePosition: number): void {
     if (this.fd !== undefined) return;
     this.fd = openSync(this.path, 'w');
-    for (let pos = 0; pos < filePosition; pos += FLUSH_BYTES) {
-      this.push(this.segment.readAt(pos, Math.min(FLUSH_BYTES, filePosition - pos)));
+    const out = Buffer.allocUnsafeSlow(FLUSH_BYTES);
+    this.out = out;
+    for (let pos = 0; pos < filePosition; ) {
+      const read = this.segment.readInto(out, pos, Math.min(out.length, filePosition - pos));
+      if (read.length === 0) throw new Error(`segment ${this.path} ends before byte ${pos}`);
+      this.used = read.length;
+      this.flush();
+      pos += read.length;
     }
   }
 
   push(bytes: Buffer): void {
-    this.buffered.push(bytes);
-    this.bufferedBytes += bytes.length;
-    if (this.bufferedBytes >= FLUSH_BYTES) this.flush();
+    const out = this.out!;
+    if (this.used + bytes.length > out.length) this.flush();
+    if (bytes.length > out.length) {
+      this.write(bytes);
+      return;
+    }
+    bytes.copy(out, this.used);
+    this.used += bytes.length;
   }
 
   /** Bytes written (file fsynced and closed), or undefined when nothing changed. */
@@ -372,12 +387,13 @@ class CleanedSegmentWriter {
   }
 
   private flush(): void {
-    for (const b of this.buffered) {
-      let done = 0;
-      while (done < b.length) done += writeSync(this.fd!, b, done, b.length - done);
-    }
-    this.written += this.bufferedBytes;
-    this.buffered = [];
-    this.bufferedBytes = 0;
+    this.write(this.out!.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  private write(bytes: Buffer): void {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(this.fd!, bytes, done, bytes.length - done);
+    this.written += bytes.length;
   }
 }

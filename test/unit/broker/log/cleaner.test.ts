@@ -131,6 +131,45 @@ describe('log cleaner', () => {
     );
   });
 
+  it('cleans segments larger than its read chunk and output buffer (4 MiB each)', async () => {
+    // ~13 MB in one segment: batches of 10 kB values, each key written 3 times, the
+    // first change well past the first read chunk and output buffer.
+    const clock = new ManualClock(DAY);
+    const log = openLog(newDir(), clock, { 'segment.bytes': 64 * 1024 * 1024 });
+    const ops: Op[] = [];
+    for (let i = 0; i < 1300; i++) {
+      const key = i < 500 ? i : i % 400;
+      ops.push({ key, value: `${i}:`.padEnd(10_000, String.fromCharCode(97 + (i % 26))) });
+    }
+    const offsets: number[] = [];
+    for (let i = 0; i < ops.length; i += 4) {
+      const slice = ops.slice(i, i + 4);
+      const result = await log.append(
+        encodeBatch({
+          records: slice.map((op) => ({
+            timestamp: clock.now(),
+            key: Buffer.from(`key-${op.key}`),
+            value: Buffer.from(op.value!),
+          })),
+        }),
+      );
+      for (let j = 0; j < slice.length; j++) offsets.push(result.baseOffset + j);
+    }
+    log.roll();
+    const expected = [...latest(ops, offsets).entries()]
+      .map(([k, [o, v]]) => [k, o, v] as [string, number, string | null])
+      .sort((a, b) => a[1] - b[1]);
+    await new LogCleaner({ clock }).clean(log);
+    const after = readAll(log);
+    expect(after.length).toBe(expected.length);
+    after.forEach((r, n) => {
+      expect(
+        r[0] === expected[n]![0] && r[1] === expected[n]![1] && r[2] === expected[n]![2],
+        `record ${n}`,
+      ).toBe(true);
+    });
+  });
+
   it('leaves a first cleaning of distinct keys alone, then cleans once a key repeats', async () => {
     const clock = new ManualClock(DAY);
     const log = openLog(newDir(), clock);
