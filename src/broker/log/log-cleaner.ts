@@ -32,6 +32,14 @@ interface CleanerState {
   deleteHorizon: number | undefined;
 }
 
+/**
+ * Keys per cleaning pass: three quarters of 2^20, the most a table of 2^20 slots holds
+ * at the map's maximum load, so the table never grows past 24 MB (48 MB, and 72 MB
+ * while doubling, for a million). A dirty range with more keys is cleaned in several
+ * passes, as Kafka does when its dedupe buffer is full.
+ */
+const DEFAULT_OFFSET_MAP_ENTRIES = 786_432;
+
 export interface LogCleanerOptions {
   clock: Clock;
   /** Keys the offset map holds per cleaning (log.cleaner.dedupe.buffer.size's role). */
@@ -54,7 +62,7 @@ export class LogCleaner {
   constructor(options: LogCleanerOptions) {
     this.clock = options.clock;
     this.logger = options.logger ?? getLogger('broker.log.cleaner');
-    this.map = new OffsetMap(options.offsetMapEntries ?? 1_000_000);
+    this.map = new OffsetMap(options.offsetMapEntries ?? DEFAULT_OFFSET_MAP_ENTRIES);
   }
 
   private state(log: PartitionLog): CleanerState {
