@@ -106,16 +106,21 @@ describe('connect runs its compiled build while it is fresh', () => {
     };
     const bin = join(root, 'bin/connect.js');
 
+    // Runs the same command until `lines` lines are copied; returns its plugin log lines.
+    const run = async (lines: number) => {
+      const p = useConnect(['standalone', properties, ...connector('a')], {
+        env: { CONNECT_FROM_SOURCE: undefined },
+        bin,
+      });
+      await waitFor(`${lines} lines copied`, () => {
+        if (fileLines(output).length >= lines) return true;
+        if (p.child.exitCode !== null) throw new Error(p.output().join('\n'));
+      });
+      return { p, loaded: p.output().filter((l) => l.includes('plugin(s) from')) };
+    };
+
     writeFileSync(input, 'one\ntwo\n');
-    const compiled = useConnect(['standalone', properties, ...connector('a')], {
-      env: { CONNECT_FROM_SOURCE: undefined },
-      bin,
-    });
-    await waitFor('2 lines copied', () => {
-      if (fileLines(output).length >= 2) return true;
-      if (compiled.child.exitCode !== null) throw new Error(compiled.output().join('\n'));
-    });
-    const loaded = compiled.output().filter((l) => l.includes('plugin(s) from'));
+    const { p: compiled, loaded } = await run(2);
     expect(loaded.some((l) => l.includes(join(root, 'dist/connectors/file/index.js')))).toBe(true);
     expect(loaded.some((l) => l.includes(join(plugin, 'index.ts')))).toBe(true);
     compiled.signal('SIGTERM');
@@ -126,15 +131,7 @@ describe('connect runs its compiled build while it is fresh', () => {
     utimesSync(join(root, 'src/cli.ts'), now, now);
     expect(buildIsFresh(root)).toBe(false);
     writeFileSync(input, 'one\ntwo\nthree\n');
-    const source = useConnect(['standalone', properties, ...connector('a')], {
-      env: { CONNECT_FROM_SOURCE: undefined },
-      bin,
-    });
-    await waitFor('3 lines copied', () => {
-      if (fileLines(output).length >= 3) return true;
-      if (source.child.exitCode !== null) throw new Error(source.output().join('\n'));
-    });
-    const again = source.output().filter((l) => l.includes('plugin(s) from'));
+    const { loaded: again } = await run(3);
     expect(again.some((l) => l.includes(join(root, 'connectors/file/index.ts')))).toBe(true);
     expect(again.some((l) => l.includes('dist/'))).toBe(false);
   }, 120_000);

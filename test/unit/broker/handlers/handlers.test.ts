@@ -4,7 +4,7 @@ import type { Message } from '../../../../src/protocol/codec.ts';
 import { ErrorCode } from '../../../../src/protocol/error-codes.ts';
 import { decodeRecords, encodeBatch } from '../../../../src/protocol/record-batch.ts';
 import { startTestBroker, type TestBroker } from '../../../helpers/broker.ts';
-import { RawClient } from '../server/raw-client.ts';
+import { fetchPartition, RawClient } from '../server/raw-client.ts';
 
 let b: TestBroker;
 let c: RawClient;
@@ -41,33 +41,7 @@ const fetch = (
   partition: number,
   fetchOffset: number,
   extra: Record<string, unknown> = {},
-) =>
-  c.request(ApiKey.Fetch, 11, {
-    replicaId: -1,
-    maxWaitMs: 0,
-    minBytes: 0,
-    maxBytes: 1 << 20,
-    isolationLevel: 1,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic,
-        partitions: [
-          {
-            partition,
-            currentLeaderEpoch: -1,
-            fetchOffset,
-            logStartOffset: -1,
-            partitionMaxBytes: 1 << 20,
-          },
-        ],
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-    ...extra,
-  });
+) => fetchPartition(c, topic, partition, fetchOffset, extra);
 
 describe('Metadata', () => {
   it('null topics means all, an empty list none, and a missing topic is auto-created with num.partitions', async () => {

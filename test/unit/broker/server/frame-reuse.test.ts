@@ -12,7 +12,7 @@ import {
   iterateBatches,
 } from '../../../../src/protocol/record-batch.ts';
 import { startTestBroker, type TestBroker } from '../../../helpers/broker.ts';
-import { RawClient } from './raw-client.ts';
+import { fetchPartition, pseudoRandom, RawClient } from './raw-client.ts';
 
 let b: TestBroker;
 const clients: RawClient[] = [];
@@ -30,19 +30,6 @@ async function client(): Promise<RawClient> {
   const c = await RawClient.connect(b.port);
   clients.push(c);
   return c;
-}
-
-/** `n` bytes that differ with `seed` (xorshift32). */
-function pseudoRandom(seed: number, n: number): Buffer {
-  const out = Buffer.allocUnsafe(n);
-  let x = (seed + 1) * 0x9e3779b9;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
 }
 
 const produceBody = (topic: string, partition: number, records: Buffer, acks: number): Message => ({
@@ -68,30 +55,9 @@ async function readValues(c: RawClient, topic: string, partition: number): Promi
   const values: Buffer[] = [];
   let offset = 0;
   for (;;) {
-    const res = await c.request(ApiKey.Fetch, 11, {
-      replicaId: -1,
-      maxWaitMs: 0,
-      minBytes: 0,
+    const res = await fetchPartition(c, topic, partition, offset, {
       maxBytes: 4 << 20,
       isolationLevel: 0,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [
-        {
-          topic,
-          partitions: [
-            {
-              partition,
-              currentLeaderEpoch: -1,
-              fetchOffset: offset,
-              logStartOffset: -1,
-              partitionMaxBytes: 4 << 20,
-            },
-          ],
-        },
-      ],
-      forgottenTopicsData: [],
-      rackId: '',
     });
     const p = res.responses[0].partitions[0];
     expect(p.errorCode).toBe(0);

@@ -3,7 +3,9 @@
  * encoded by src/protocol, matches responses by order, and reports when the broker
  * closes the connection.
  */
+
 import { connect, type Socket } from 'node:net';
+import { ApiKey } from '../../../../src/protocol/api-keys.ts';
 import type { Message } from '../../../../src/protocol/codec.ts';
 import { decodeResponse, encodeRequest } from '../../../../src/protocol/framing.ts';
 
@@ -83,4 +85,57 @@ export class RawClient {
   close(): void {
     this.socket.destroy();
   }
+}
+
+/**
+ * One partition's Fetch (v11), answered at once (maxWaitMs 0). `extra` overrides
+ * request fields (isolationLevel defaults to read_committed).
+ */
+export function fetchPartition(
+  c: RawClient,
+  topic: string,
+  partition: number,
+  fetchOffset: number,
+  extra: { maxBytes?: number } & Record<string, unknown> = {},
+): Promise<Message> {
+  const maxBytes = extra.maxBytes ?? 1 << 20;
+  return c.request(ApiKey.Fetch, 11, {
+    replicaId: -1,
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes,
+    isolationLevel: 1,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [
+      {
+        topic,
+        partitions: [
+          {
+            partition,
+            currentLeaderEpoch: -1,
+            fetchOffset,
+            logStartOffset: -1,
+            partitionMaxBytes: maxBytes,
+          },
+        ],
+      },
+    ],
+    forgottenTopicsData: [],
+    rackId: '',
+    ...extra,
+  });
+}
+
+/** `n` bytes that differ with `seed` (xorshift32), so a buffer overwritten by another shows. */
+export function pseudoRandom(seed: number, n: number): Buffer {
+  const out = Buffer.allocUnsafe(n);
+  let x = (seed + 1) * 0x9e3779b9;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
 }

@@ -7,6 +7,7 @@ import {
   type SocketServerOptions,
 } from '../../../../src/broker/server/socket-server.ts';
 import { getLogger } from '../../../../src/util/logger.ts';
+import { pseudoRandom } from './raw-client.ts';
 
 const servers: SocketServer[] = [];
 const sockets: Socket[] = [];
@@ -123,19 +124,6 @@ describe('SocketServer', () => {
     await bad.closed;
   });
 });
-
-/** `n` bytes that differ with `seed` (xorshift32), so a frame overwritten by another shows. */
-function pseudoRandom(seed: number, n: number): Buffer {
-  const out = Buffer.allocUnsafe(n);
-  let x = (seed + 1) * 0x9e3779b9;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 const digest = (b: Buffer): Buffer => createHash('sha256').update(b).digest();
 
