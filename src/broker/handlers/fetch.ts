@@ -8,8 +8,14 @@
  * Long poll: when fewer than minBytes are available and maxWaitMs > 0, the request
  * waits until one of its partitions grows (PartitionLog.waitForData), maxWaitMs
  * passes, or the log closes, then reads again; an error on any partition answers at
- * once; so does every waiting Fetch when the broker stops. Records go out through encodeResponseChunks as the Buffers the log read,
- * never re-encoded.
+ * once; so does every waiting Fetch when the broker stops.
+ *
+ * Buffers: records go out through encodeResponseChunks as the Buffers the log read,
+ * never re-encoded, and are read into buffers the answer borrows from the socket
+ * server (connection.answerBuffers, server/answer-buffers.ts), which takes them back
+ * once the answer is written. So nothing here keeps records past the answer, and
+ * what the answer will not carry goes back at once: the reads of a pass the long
+ * poll drops, and a read holding nothing but empty batches.
  *
  * No transactions: the last stable offset is the high watermark and aborted
  * transactions are always empty, whatever the isolation level. No fetch sessions:
@@ -28,6 +34,7 @@ import {
 } from '../../protocol/record-batch.ts';
 import { LogError } from '../log/errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
+import type { AnswerBuffers } from '../server/answer-buffers.ts';
 import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
 
@@ -41,7 +48,8 @@ interface Wanted {
   log: PartitionLog | LogError;
 }
 
-export const handleFetch: RequestHandler<BrokerServices> = async (body, _context, services) => {
+export const handleFetch: RequestHandler<BrokerServices> = async (body, context, services) => {
+  const buffers = context.connection.answerBuffers;
   const wanted: Wanted[] = [];
   for (const t of body.topics as Message[]) {
     for (const p of t.partitions as Message[]) {
@@ -65,7 +73,7 @@ export const handleFetch: RequestHandler<BrokerServices> = async (body, _context
   const minBytes = body.minBytes as number;
   const deadline = services.clock.now() + Math.max(0, body.maxWaitMs as number);
   for (;;) {
-    const pass = readAll(wanted, maxBytes);
+    const pass = readAll(wanted, maxBytes, buffers);
     const remaining = deadline - services.clock.now();
     if (pass.bytes >= minBytes || pass.failed || remaining <= 0 || wanted.length === 0) {
       return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: pass.responses };
@@ -73,6 +81,8 @@ export const handleFetch: RequestHandler<BrokerServices> = async (body, _context
     if (services.stopping.aborted) {
       return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: pass.responses };
     }
+    // This pass is dropped: nothing reads its records again, and the next pass reads anew.
+    if (buffers) for (const records of pass.records) buffers.giveBack(records);
     await waitForAny(wanted, pass.ends, remaining, services.stopping);
   }
 };
@@ -80,8 +90,10 @@ export const handleFetch: RequestHandler<BrokerServices> = async (body, _context
 function readAll(
   wanted: Wanted[],
   maxBytes: number,
-): { responses: Message[]; bytes: number; failed: boolean; ends: number[] } {
+  buffers: AnswerBuffers | undefined,
+): { responses: Message[]; records: Buffer[]; bytes: number; failed: boolean; ends: number[] } {
   const responses: Message[] = [];
+  const records: Buffer[] = [];
   const ends: number[] = [];
   let bytes = 0;
   let failed = false;
@@ -115,14 +127,15 @@ function readAll(
       const first = bytes === 0;
       const read =
         limit > 0 || first
-          ? readPastEmptyBatches(log, w.fetchOffset, Math.max(0, limit), first)
+          ? readPastEmptyBatches(log, w.fetchOffset, Math.max(0, limit), first, buffers)
           : undefined;
       partition.highWatermark = log.highWatermark;
       partition.lastStableOffset = log.highWatermark;
       partition.logStartOffset = log.logStartOffset;
-      if (read !== undefined) {
-        partition.records = read.records;
-        bytes += read.records.length;
+      if (read !== undefined && read.length > 0) {
+        partition.records = read;
+        records.push(read);
+        bytes += read.length;
       }
     } catch (e) {
       if (!(e instanceof LogError)) throw e;
@@ -133,7 +146,7 @@ function readAll(
       failed = true;
     }
   }
-  return { responses, bytes, failed, ends };
+  return { responses, records, bytes, failed, ends };
 }
 
 /**
@@ -150,11 +163,11 @@ function readPastEmptyBatches(
   fetchOffset: number,
   maxBytes: number,
   minOneBatch: boolean,
-): { records: Buffer } {
+  buffers: AnswerBuffers | undefined,
+): Buffer {
   let offset = fetchOffset;
   for (;;) {
-    const read = log.read(offset, maxBytes, minOneBatch);
-    const records = read.records;
+    const records = log.read(offset, maxBytes, minOneBatch, buffers).records;
     let pos = 0;
     let lastEmpty = -1;
     while (
@@ -165,10 +178,12 @@ function readPastEmptyBatches(
       lastEmpty = pos;
       pos += batchSize(records, pos);
     }
-    if (pos === 0) return read;
-    if (pos < records.length) return { records: records.subarray(pos) };
+    if (pos === 0) return records;
+    // A view: the answer carries it, and its buffer goes back when the answer is written.
+    if (pos < records.length) return records.subarray(pos);
     offset = batchLastOffset(records, lastEmpty) + 1;
-    if (offset >= log.logEndOffset) return { records: records.subarray(records.length) };
+    buffers?.giveBack(records);
+    if (offset >= log.logEndOffset) return EMPTY;
   }
 }
 

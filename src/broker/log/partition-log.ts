@@ -51,7 +51,7 @@ import { GroupCommit } from './group-commit.ts';
 import { type RecoveryPoint, readCheckpoint, writeCheckpoint } from './log-checkpoint.ts';
 import { recoverPartitionDir } from './log-recovery.ts';
 import { segmentsToDelete } from './retention.ts';
-import { LogSegment, segmentFileName } from './segment.ts';
+import { LogSegment, type ReadBuffers, segmentFileName } from './segment.ts';
 import type { TopicConfig } from './topic-config.ts';
 
 export interface AppendResult {
@@ -283,9 +283,15 @@ export class PartitionLog {
   /**
    * Whole batches from the one holding `fetchOffset`, up to `maxBytes` (at least one
    * batch when `minOneBatch`), from a single segment as Kafka does. OFFSET_OUT_OF_RANGE
-   * when fetchOffset is outside [logStartOffset, logEndOffset].
+   * when fetchOffset is outside [logStartOffset, logEndOffset]. The records are read
+   * into a buffer from `buffers` when given (segment.ts); an empty read takes none.
    */
-  read(fetchOffset: number, maxBytes: number, minOneBatch = true): ReadResult {
+  read(
+    fetchOffset: number,
+    maxBytes: number,
+    minOneBatch = true,
+    buffers?: ReadBuffers,
+  ): ReadResult {
     if (fetchOffset < this.startOffset || fetchOffset > this.endOffset) {
       throw new LogError(
         'OFFSET_OUT_OF_RANGE',
@@ -302,7 +308,7 @@ export class PartitionLog {
     for (let i = this.segmentIndexFor(fetchOffset); i < segments.length; i++) {
       const position = segments[i].findPosition(fetchOffset);
       if (position < 0) continue;
-      const records = segments[i].read(position, maxBytes, minOneBatch);
+      const records = segments[i].read(position, maxBytes, minOneBatch, buffers);
       if (records.length > 0) return result(records);
     }
     return result(Buffer.alloc(0));

@@ -106,6 +106,16 @@ export function lastOffsetInFile(path: string, baseOffset: number): number {
   }
 }
 
+/**
+ * Lends the buffer a read fills: `length` bytes exactly, which the caller gives back
+ * once nothing reads them (server/answer-buffers.ts for a Fetch).
+ */
+export interface ReadBuffers {
+  lend(length: number): Buffer;
+}
+
+const EMPTY = Buffer.alloc(0);
+
 /** Recovery reads the log in chunks this large: big enough to amortise the syscall. */
 const RECOVERY_CHUNK_BYTES = 4 * 1024 * 1024;
 /** Header scans read windows this large: covers several index intervals in one read. */
@@ -419,22 +429,33 @@ export class LogSegment {
   /**
    * Up to `maxBytes` of whole batches from `position`. With `minOneBatch`, the first
    * batch is returned whole even when it is larger than `maxBytes`, so a consumer
-   * always makes progress (Kafka's KIP-74 rule).
+   * always makes progress (Kafka's KIP-74 rule). The bytes are read into a buffer
+   * from `buffers` when given (a Fetch's answer buffers), else into a new one.
    */
-  read(position: number, maxBytes: number, minOneBatch: boolean): Buffer {
+  read(position: number, maxBytes: number, minOneBatch: boolean, buffers?: ReadBuffers): Buffer {
     const available = this.size - position;
-    if (available <= 0) return Buffer.alloc(0);
-    const buf = this.readAt(position, Math.min(maxBytes, available));
+    if (available <= 0) return EMPTY;
+    let length = Math.min(maxBytes, available);
+    if (length < available) {
+      // Whether the first batch fits decides what to read, so nothing is read twice or
+      // for nothing. Its header is in the scan window already: findPosition put it there.
+      const at = this.header(position);
+      if (at === undefined) return EMPTY;
+      const first = LOG_OVERHEAD + this.window.readInt32BE(at + BATCH_LENGTH);
+      if (first > length) {
+        if (!minOneBatch) return EMPTY;
+        length = first;
+      }
+    }
+    const buf =
+      buffers === undefined
+        ? this.readAt(position, length)
+        : this.readInto(buffers.lend(length), position, length);
     let end = 0;
     while (end + LOG_OVERHEAD <= buf.length) {
       const size = LOG_OVERHEAD + buf.readInt32BE(end + BATCH_LENGTH);
       if (end + size > buf.length) break;
       end += size;
-    }
-    if (end === 0 && minOneBatch) {
-      const at = this.header(position);
-      if (at === undefined) return Buffer.alloc(0);
-      return this.readAt(position, LOG_OVERHEAD + this.window.readInt32BE(at + BATCH_LENGTH));
     }
     return end === buf.length ? buf : buf.subarray(0, end);
   }

@@ -25,6 +25,12 @@
  * a view (group member metadata lives as long as the group) needs no care; these
  * requests are small.
  *
+ * Answers borrow buffers the other way: `context.connection.answerBuffers` belong to
+ * this request's answer, and the socket server takes them back once it has written
+ * it (answer-buffers.ts). Fetch reads stored batches into them, and the encoded
+ * answer passes those on uncopied, so nothing here may keep an answer after
+ * returning it.
+ *
  * Runs on the broker thread; handlers may be async, ordering is the socket server's.
  */
 import { ApiKey, type ApiVersionRange, supportedApiVersions } from '../../protocol/api-keys.ts';

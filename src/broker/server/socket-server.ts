@@ -34,6 +34,15 @@
  * is simply never reused. Where the runtime gives no access to the accepted socket's
  * handle (see readingInto), sockets read with 'data' events, framed the same way.
  *
+ * Answers borrow too: each request's handler gets `connection.answerBuffers`, its own
+ * AnswerHold on the server's AnswerBufferPool (answer-buffers.ts), and a Fetch reads
+ * stored batches into them. The hold is released exactly once: in the callback of
+ * the answer's last socket.write (writes on one socket complete in order, and Node
+ * calls it once libuv is done with the bytes, also when the socket is destroyed), at
+ * once for an answer with nothing to write, or, for an answer that will never be
+ * written (connection closed, 'close', a failed handler), as soon as its handler is
+ * done, never before: until then the handler may still be reading into its buffers.
+ *
  * Single-threaded: everything here runs on the broker thread's event loop.
  */
 import {
@@ -44,11 +53,17 @@ import {
   type SocketConstructorOpts,
 } from 'node:net';
 import type { Logger } from '../../util/logger.ts';
+import { AnswerBufferPool, type AnswerBuffers, AnswerHold } from './answer-buffers.ts';
 import { type FrameLease, FramePool } from './frame-pool.ts';
 
 export interface ConnectionInfo {
   readonly id: number;
   readonly remoteAddress: string;
+  /**
+   * What the handler of this request may borrow for its answer, given back once the
+   * answer is written; each request gets its own. Absent outside a request (onClose).
+   */
+  readonly answerBuffers?: AnswerBuffers;
 }
 
 /**
@@ -82,8 +97,13 @@ export interface SocketServerOptions {
    * instead (a fresh buffer per read). Tests use tiny ones to split frames.
    */
   readBufferBytes?: number;
-  /** A connection that lent no frame for this long drops its pooled frames. */
+  /**
+   * A connection that lent no frame for this long drops its pooled frames; answer
+   * buffers of a size nothing borrowed for this long are dropped too.
+   */
   poolIdleMs?: number;
+  /** The pool answers borrow from (tests watch one); by default a new one. */
+  answerBufferPool?: AnswerBufferPool;
 }
 
 const SIZE_PREFIX = 4;
@@ -100,9 +120,11 @@ export class SocketServer {
   private nextConnectionId = 1;
   private boundPort = 0;
   private readonly readBuffer: Buffer | undefined;
+  private readonly answerPool: AnswerBufferPool;
   private trimTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: SocketServerOptions) {
+    this.answerPool = options.answerBufferPool ?? new AnswerBufferPool();
     const readBufferBytes = options.readBufferBytes ?? READ_BUFFER_BYTES;
     this.readBuffer = readBufferBytes > 0 ? Buffer.alloc(readBufferBytes) : undefined;
     // Paused until accept() has chosen how the socket reads.
@@ -125,6 +147,7 @@ export class SocketServer {
         this.boundPort = typeof address === 'object' && address ? address.port : this.options.port;
         this.trimTimer = setInterval(() => {
           for (const c of this.connections) c.trimIdlePool();
+          this.answerPool.trimIfIdle();
         }, this.options.poolIdleMs ?? POOL_IDLE_MS);
         this.trimTimer.unref();
         resolve();
@@ -145,6 +168,8 @@ export class SocketServer {
     ]);
     for (const c of this.connections) c.destroy();
     await closed;
+    // Handlers still running after this borrow buffers of their own.
+    this.answerPool.close();
   }
 
   /** Bytes of frame buffers waiting for reuse, over all connections (tests, diagnostics). */
@@ -163,7 +188,7 @@ export class SocketServer {
     let connection!: Connection;
     // No read can arrive before `connection` is set: reading starts on a later loop turn.
     const socket = shared && readingInto(accepted, shared, (n) => connection.receive(shared, n));
-    connection = new Connection(socket ?? accepted, info, this.options);
+    connection = new Connection(socket ?? accepted, info, this.options, this.answerPool);
     if (socket === undefined) {
       accepted.on('data', (chunk: Buffer) => connection.receive(chunk, chunk.length));
       accepted.resume();
@@ -213,6 +238,24 @@ function readingInto(
   return new Socket(options);
 }
 
+/** One request's place in its connection's answer queue. */
+class PendingAnswer {
+  done = false;
+  value: FrameAnswer = null;
+  readonly hold: AnswerHold;
+  /** The ConnectionInfo its handler gets: the connection's, with this answer's buffers. */
+  readonly info: ConnectionInfo;
+
+  constructor(connection: ConnectionInfo, pool: AnswerBufferPool) {
+    this.hold = new AnswerHold(pool);
+    this.info = {
+      id: connection.id,
+      remoteAddress: connection.remoteAddress,
+      answerBuffers: this.hold,
+    };
+  }
+}
+
 class Connection {
   /** The size prefix being read, when a read ended inside it. */
   private readonly prefix = Buffer.alloc(SIZE_PREFIX);
@@ -222,7 +265,7 @@ class Connection {
   private filled = 0;
   private readonly pool = new FramePool();
   /** Answers in request order; each settles to a frame, null (no answer), or an error. */
-  private readonly pending: Array<{ done: boolean; value: FrameAnswer }> = [];
+  private readonly pending: PendingAnswer[] = [];
   private readonly maxInFlight: number;
   private paused = false;
   private closed = false;
@@ -232,6 +275,7 @@ class Connection {
     readonly socket: Socket,
     private readonly info: ConnectionInfo,
     private readonly options: SocketServerOptions,
+    private readonly answerPool: AnswerBufferPool,
   ) {
     this.maxInFlight = options.maxInFlight ?? 256;
     socket.on('drain', () => this.maybeResume());
@@ -242,6 +286,7 @@ class Connection {
       this.closed = true;
       this.lease = undefined;
       this.pool.close();
+      this.dropAnswers();
       this.notifyDrained();
     });
   }
@@ -293,6 +338,7 @@ class Connection {
           );
           this.socket.destroy();
           this.closed = true;
+          this.dropAnswers();
           return;
         }
         this.lease = this.pool.lend(size);
@@ -311,28 +357,26 @@ class Connection {
   }
 
   private dispatch(lease: FrameLease): void {
-    const slot = { done: false, value: null as FrameAnswer };
+    const slot = new PendingAnswer(this.info, this.answerPool);
     this.pending.push(slot);
     let answer: FrameAnswer | Promise<FrameAnswer>;
     try {
-      answer = this.options.handler(lease.frame, this.info, lease.release);
+      answer = this.options.handler(lease.frame, slot.info, lease.release);
     } catch (err) {
+      slot.hold.releaseAll();
       this.fail(err);
       return;
     }
     if (answer instanceof Promise) {
       answer.then(
-        (value) => {
-          slot.done = true;
-          slot.value = value;
-          this.flushAnswers();
+        (value) => this.settle(slot, value),
+        (err) => {
+          slot.hold.releaseAll();
+          this.fail(err);
         },
-        (err) => this.fail(err),
       );
     } else {
-      slot.done = true;
-      slot.value = answer;
-      this.flushAnswers();
+      this.settle(slot, answer);
     }
     if (this.pending.length >= this.maxInFlight && !this.paused) {
       this.paused = true;
@@ -340,29 +384,43 @@ class Connection {
     }
   }
 
+  /** The handler is done: its answer joins the queue, or is dropped on a closed connection. */
+  private settle(slot: PendingAnswer, value: FrameAnswer): void {
+    slot.done = true;
+    slot.value = value;
+    if (this.closed) slot.hold.releaseAll();
+    else this.flushAnswers();
+  }
+
   private flushAnswers(): void {
     if (this.closed) return;
     let wrote = false;
     while (this.pending.length > 0 && this.pending[0]!.done) {
-      const { value } = this.pending.shift()!;
+      const { value, hold } = this.pending.shift()!;
       if (value === 'close') {
         // Everything answered before the bad request still reaches the client.
+        hold.releaseAll();
         this.closed = true;
-        this.pending.length = 0;
+        this.dropAnswers();
         if (wrote) this.socket.uncork();
         this.socket.destroySoon();
         this.notifyDrained();
         return;
       }
-      if (value !== null) {
-        if (!wrote) this.socket.cork();
-        wrote = true;
-        if (Buffer.isBuffer(value)) {
-          this.socket.write(value);
-        } else {
-          for (const chunk of value) this.socket.write(chunk);
-        }
+      const chunks = value === null ? [] : Buffer.isBuffer(value) ? [value] : value;
+      if (chunks.length === 0) {
+        // Nothing is written, so nothing will read the buffers it borrowed.
+        hold.releaseAll();
+        continue;
       }
+      if (!wrote) this.socket.cork();
+      wrote = true;
+      const last = chunks.length - 1;
+      for (let i = 0; i < last; i++) this.socket.write(chunks[i]!);
+      // Writes on a socket complete in order: Node calls this once libuv is done with
+      // every chunk of the answer, written or cancelled by a destroy.
+      const written = hold.holdsBuffers ? () => hold.releaseAll() : undefined;
+      this.socket.write(chunks[last]!, written);
     }
     if (wrote) process.nextTick(() => this.socket.uncork());
     this.maybeResume();
@@ -384,8 +442,18 @@ class Connection {
       'closing connection: request handler failed',
     );
     this.closed = true;
+    this.dropAnswers();
     this.socket.destroy();
     this.notifyDrained();
+  }
+
+  /**
+   * The connection is closed: answers already made will never be written and give
+   * their buffers back; those still being made do so when their handler is done.
+   */
+  private dropAnswers(): void {
+    const dropped = this.pending.splice(0);
+    for (const slot of dropped) if (slot.done) slot.hold.releaseAll();
   }
 
   private notifyDrained(): void {
