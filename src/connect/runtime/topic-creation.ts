@@ -105,8 +105,12 @@ export class TopicCreation {
     if (!existing.includes(topic)) {
       const group = this.groupFor(topic);
       // createTopics answers false when the topic appeared meanwhile: fine either way.
+      // It does not wait for leaders: kafkajs polls for them every 100 ms, which held
+      // a new connector's first records back by that much, and the producer already
+      // retries UNKNOWN_TOPIC_OR_PARTITION and LEADER_NOT_AVAILABLE until a leader is
+      // elected.
       await admin.createTopics({
-        waitForLeaders: true,
+        waitForLeaders: false,
         topics: [
           {
             topic,
