@@ -35,7 +35,7 @@
  * handle (see readingInto), sockets read with 'data' events, framed the same way.
  *
  * Answers borrow too: each request's handler gets `connection.answerBuffers`, its own
- * AnswerHold on the server's AnswerBufferPool (answer-buffers.ts), and a Fetch reads
+ * AnswerHold on the server's BufferPool (answer-buffers.ts, util/buffer-pool.ts), and a Fetch reads
  * stored batches into them. The hold is released exactly once: in the callback of
  * the answer's last socket.write (writes on one socket complete in order, and Node
  * calls it once libuv is done with the bytes, also when the socket is destroyed), at
@@ -52,8 +52,9 @@ import {
   Socket,
   type SocketConstructorOpts,
 } from 'node:net';
+import { BufferPool } from '../../util/buffer-pool.ts';
 import type { Logger } from '../../util/logger.ts';
-import { AnswerBufferPool, type AnswerBuffers, AnswerHold } from './answer-buffers.ts';
+import { type AnswerBuffers, AnswerHold } from './answer-buffers.ts';
 import { type FrameLease, FramePool } from './frame-pool.ts';
 
 export interface ConnectionInfo {
@@ -103,7 +104,7 @@ export interface SocketServerOptions {
    */
   poolIdleMs?: number;
   /** The pool answers borrow from (tests watch one); by default a new one. */
-  answerBufferPool?: AnswerBufferPool;
+  answerBufferPool?: BufferPool;
 }
 
 const SIZE_PREFIX = 4;
@@ -120,11 +121,11 @@ export class SocketServer {
   private nextConnectionId = 1;
   private boundPort = 0;
   private readonly readBuffer: Buffer | undefined;
-  private readonly answerPool: AnswerBufferPool;
+  private readonly answerPool: BufferPool;
   private trimTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: SocketServerOptions) {
-    this.answerPool = options.answerBufferPool ?? new AnswerBufferPool();
+    this.answerPool = options.answerBufferPool ?? new BufferPool();
     const readBufferBytes = options.readBufferBytes ?? READ_BUFFER_BYTES;
     this.readBuffer = readBufferBytes > 0 ? Buffer.alloc(readBufferBytes) : undefined;
     // Paused until accept() has chosen how the socket reads.
@@ -246,7 +247,7 @@ class PendingAnswer {
   /** The ConnectionInfo its handler gets: the connection's, with this answer's buffers. */
   readonly info: ConnectionInfo;
 
-  constructor(connection: ConnectionInfo, pool: AnswerBufferPool) {
+  constructor(connection: ConnectionInfo, pool: BufferPool) {
     this.hold = new AnswerHold(pool);
     this.info = {
       id: connection.id,
@@ -275,7 +276,7 @@ class Connection {
     readonly socket: Socket,
     private readonly info: ConnectionInfo,
     private readonly options: SocketServerOptions,
-    private readonly answerPool: AnswerBufferPool,
+    private readonly answerPool: BufferPool,
   ) {
     this.maxInFlight = options.maxInFlight ?? 256;
     socket.on('drain', () => this.maybeResume());

@@ -21,6 +21,8 @@
  * `deliveryTimeoutMs`. After a failed send the producer refuses further sends: its
  * sequences can no longer be trusted, and the caller starts a new producer.
  */
+
+import { type BufferLease, BufferPool } from '../../util/buffer-pool.ts';
 import { ApiKey } from '../api-keys.ts';
 import type { Message } from '../codec.ts';
 import { CompressionCodec } from '../compression.ts';
@@ -78,8 +80,8 @@ interface PartitionBatch {
   readonly topic: string;
   readonly partition: number;
   readonly bytes: Buffer;
-  /** The pooled buffer `bytes` is written in, given back once the batch is acknowledged. */
-  readonly whole: Buffer;
+  /** The lease `bytes` is written in, given back once the batch is acknowledged. */
+  readonly lease: BufferLease;
   /** Positions in the send's record list, in batch order. */
   readonly indexes: number[];
   answer: Promise<PartitionAnswer>;
@@ -101,49 +103,6 @@ interface Job {
 }
 
 const MAX_SEQUENCE = 0x7fffffff;
-const EMPTY = Buffer.alloc(0);
-/** Batch buffers are allocated in multiples of this, so that one fits many later batches. */
-const BATCH_BUFFER_STEP = 64 * 1024;
-
-/**
- * Batch buffers reused from send to send. Without reuse every request's batch (up to
- * max.request.size) is garbage once answered; at CDC rates that is ~170 MB/s of
- * ArrayBuffers that V8 frees only when its external-memory trigger or a scavenge comes
- * round, and they were a large part of a worker's peak RSS. Keeps at most `keep`
- * buffers: one per request in flight, and the one being encoded.
- */
-class BatchBuffers {
-  private readonly free: Buffer[] = [];
-
-  constructor(private readonly keep: number) {}
-
-  /** A buffer of at least `size` bytes. */
-  take(size: number): Buffer {
-    for (let i = 0; i < this.free.length; i++) {
-      const b = this.free[i]!;
-      if (b.length >= size) {
-        this.free.splice(i, 1);
-        return b;
-      }
-    }
-    const rounded = Math.ceil(size / BATCH_BUFFER_STEP) * BATCH_BUFFER_STEP;
-    return Buffer.allocUnsafeSlow(rounded);
-  }
-
-  /** A buffer from take() that nothing reads any more. */
-  give(buffer: Buffer): void {
-    if (buffer.length === 0) return;
-    if (this.free.length < this.keep) this.free.push(buffer);
-    else {
-      // Keep the largest: they fit every batch.
-      let smallest = 0;
-      for (let i = 1; i < this.free.length; i++)
-        if (this.free[i]!.length < this.free[smallest]!.length) smallest = i;
-      if (this.free[smallest]!.length < buffer.length) this.free[smallest] = buffer;
-    }
-  }
-}
-
 export class IdempotentProducer {
   private producerId = -1;
   private producerEpoch = -1;
@@ -157,7 +116,13 @@ export class IdempotentProducer {
   /** Settles when the last send so far has settled. */
   private settled: Promise<unknown> = Promise.resolve();
   private failure: Error | undefined;
-  private readonly buffers: BatchBuffers;
+  /**
+   * Batch buffers reused from send to send: without reuse every request's batch (up
+   * to max.request.size) is garbage once answered, ~170 MB/s of ArrayBuffers at CDC
+   * rates, a large part of a worker's peak RSS. One per request in flight, and the
+   * one being encoded.
+   */
+  private readonly buffers: BufferPool;
   private readonly o: Required<Omit<ProducerOptions, 'onRetry'>> & Pick<ProducerOptions, 'onRetry'>;
 
   constructor(
@@ -179,7 +144,7 @@ export class IdempotentProducer {
         `max.in.flight.requests.per.connection must be between 1 and 5 for an idempotent producer, not ${this.o.maxInFlight}`,
       );
     }
-    this.buffers = new BatchBuffers(this.o.maxInFlight + 1);
+    this.buffers = new BufferPool({ maxFreePerSize: this.o.maxInFlight + 1 });
   }
 
   /** Gets a producer id from the cluster (InitProducerId); call once before sending. */
@@ -291,7 +256,7 @@ export class IdempotentProducer {
       const inputs = onePartition ? records : group.indexes.map((i) => records[i]!);
       const baseSequence = this.sequences.get(tp) ?? 0;
       this.sequences.set(tp, nextSequence(baseSequence, inputs.length));
-      let whole: Buffer = EMPTY;
+      let lease: BufferLease | undefined;
       const bytes = encodeBatch({
         records: inputs,
         defaultTimestamp: sentAt,
@@ -300,15 +265,15 @@ export class IdempotentProducer {
         producerEpoch: this.producerEpoch,
         baseSequence,
         allocate: (size) => {
-          whole = this.buffers.take(size);
-          return whole.subarray(0, size);
+          lease = this.buffers.lend(size);
+          return lease.buffer;
         },
       });
       batches.push({
         topic: group.topic,
         partition: group.partition,
         bytes,
-        whole,
+        lease: lease!,
         indexes: group.indexes,
         answer: Promise.resolve({
           errorCode: 0,
@@ -427,7 +392,7 @@ export class IdempotentProducer {
       // Every batch is answered: the broker has read all of its bytes, and a batch is
       // only resent before its answer, so the buffers are free. (A failed send keeps
       // them: a write may still be queued, and the producer sends nothing more.)
-      for (const b of job.batches) this.buffers.give(b.whole);
+      for (const b of job.batches) b.lease.release();
       return acksOf(job);
     } catch (e) {
       this.failure ??= e as Error;

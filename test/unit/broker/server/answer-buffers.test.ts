@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AnswerBufferPool,
-  AnswerHold,
-  MAX_POOLED_READ_BYTES,
-} from '../../../../src/broker/server/answer-buffers.ts';
+import { AnswerHold } from '../../../../src/broker/server/answer-buffers.ts';
+import { BufferPool, MAX_POOLED_BYTES } from '../../../../src/util/buffer-pool.ts';
 
 const KiB = 1024;
 
-describe('AnswerBufferPool', () => {
+describe('BufferPool', () => {
   it('lends a released buffer again, for a read of any length of its size', () => {
-    const pool = new AnswerBufferPool();
+    const pool = new BufferPool();
     const first = pool.lend(1000 * KiB);
     first.release();
     const second = pool.lend(600 * KiB);
@@ -18,13 +15,13 @@ describe('AnswerBufferPool', () => {
   });
 
   it('lends buffers of the power-of-two size at or above the length, from 64 KiB', () => {
-    const pool = new AnswerBufferPool();
+    const pool = new BufferPool();
     for (const [length, size] of [
       [32 * KiB, 64 * KiB],
       [64 * KiB, 64 * KiB],
       [64 * KiB + 1, 128 * KiB],
       [1024 * KiB, 1024 * KiB],
-      [MAX_POOLED_READ_BYTES, MAX_POOLED_READ_BYTES],
+      [MAX_POOLED_BYTES, MAX_POOLED_BYTES],
     ]) {
       const lease = pool.lend(length!);
       expect(lease.pooled).toBe(true);
@@ -34,7 +31,7 @@ describe('AnswerBufferPool', () => {
   });
 
   it('never lends a buffer that is still lent, however often a lease is released', () => {
-    const pool = new AnswerBufferPool();
+    const pool = new BufferPool();
     const first = pool.lend(100 * KiB);
     first.release();
     first.release();
@@ -47,9 +44,9 @@ describe('AnswerBufferPool', () => {
     expect(pool.lentBuffers).toBe(3);
   });
 
-  it('does not pool reads below 32 KiB or above MAX_POOLED_READ_BYTES', () => {
-    const pool = new AnswerBufferPool();
-    for (const length of [1, 32 * KiB - 1, MAX_POOLED_READ_BYTES + 1]) {
+  it('does not pool reads below 32 KiB or above MAX_POOLED_BYTES', () => {
+    const pool = new BufferPool();
+    for (const length of [1, 32 * KiB - 1, MAX_POOLED_BYTES + 1]) {
       const lease = pool.lend(length);
       expect(lease.pooled).toBe(false);
       expect(lease.buffer.length).toBe(length);
@@ -60,18 +57,28 @@ describe('AnswerBufferPool', () => {
   });
 
   it('keeps at most 8 buffers of a size, and 32 MiB in all, waiting', () => {
-    const pool = new AnswerBufferPool();
+    const pool = new BufferPool();
     const small = Array.from({ length: 20 }, () => pool.lend(64 * KiB));
     for (const l of small) l.release();
     expect(pool.pooledBytes).toBe(8 * 64 * KiB);
-    const large = Array.from({ length: 8 }, () => pool.lend(MAX_POOLED_READ_BYTES));
+    const large = Array.from({ length: 8 }, () => pool.lend(MAX_POOLED_BYTES));
     for (const l of large) l.release();
     expect(pool.pooledBytes).toBeLessThanOrEqual(32 * 1024 * KiB);
-    expect(pool.pooledBytes).toBeGreaterThanOrEqual(3 * MAX_POOLED_READ_BYTES);
+    expect(pool.pooledBytes).toBeGreaterThanOrEqual(3 * MAX_POOLED_BYTES);
+  });
+
+  it('keeps no more waiting buffers than its options allow (the producer keeps one per request in flight)', () => {
+    const pool = new BufferPool({ maxFreePerSize: 6, maxFreeBytes: 4 * 1024 * KiB });
+    const batches = Array.from({ length: 10 }, () => pool.lend(600 * KiB));
+    for (const l of batches) l.release();
+    expect(pool.pooledBytes).toBe(4 * 1024 * KiB);
+    const small = Array.from({ length: 10 }, () => pool.lend(64 * KiB));
+    for (const l of small) l.release();
+    expect(pool.pooledBytes).toBe(4 * 1024 * KiB);
   });
 
   it('drops the waiting buffers of a size only after a whole trim interval without lending it', () => {
-    const pool = new AnswerBufferPool();
+    const pool = new BufferPool();
     pool.lend(64 * KiB).release();
     pool.lend(1024 * KiB).release();
     pool.trimIfIdle();
@@ -84,7 +91,7 @@ describe('AnswerBufferPool', () => {
   });
 
   it('takes nothing back once closed, and lends only unpooled buffers', () => {
-    const pool = new AnswerBufferPool();
+    const pool = new BufferPool();
     const lent = pool.lend(100 * KiB);
     pool.lend(100 * KiB).release();
     pool.close();
@@ -97,7 +104,7 @@ describe('AnswerBufferPool', () => {
 
 describe('AnswerHold', () => {
   it('gives back, once, each buffer it lent, early by giveBack or at releaseAll', () => {
-    const pool = new AnswerBufferPool();
+    const pool = new BufferPool();
     const hold = new AnswerHold(pool);
     const a = hold.lend(100 * KiB);
     const b = hold.lend(200 * KiB);
@@ -116,7 +123,7 @@ describe('AnswerHold', () => {
   });
 
   it('does not give back a buffer it did not lend, even one of the same pool', () => {
-    const pool = new AnswerBufferPool();
+    const pool = new BufferPool();
     const other = pool.lend(100 * KiB);
     const hold = new AnswerHold(pool);
     hold.lend(100 * KiB);
@@ -125,7 +132,7 @@ describe('AnswerHold', () => {
   });
 
   it('lends unpooled buffers after releaseAll, which nothing would give back', () => {
-    const pool = new AnswerBufferPool();
+    const pool = new BufferPool();
     const hold = new AnswerHold(pool);
     hold.releaseAll();
     hold.lend(100 * KiB);

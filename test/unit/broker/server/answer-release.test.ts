@@ -7,22 +7,19 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
-  type AnswerBufferLease,
-  AnswerBufferPool,
-} from '../../../../src/broker/server/answer-buffers.ts';
-import {
   type FrameHandler,
   SocketServer,
   type SocketServerOptions,
 } from '../../../../src/broker/server/socket-server.ts';
+import { type BufferLease, BufferPool } from '../../../../src/util/buffer-pool.ts';
 import { getLogger } from '../../../../src/util/logger.ts';
 import { pseudoRandom } from './raw-client.ts';
 
 /** Counts the releases of every lease it lends, and scribbles a buffer when it comes back. */
-class WatchedPool extends AnswerBufferPool {
+class WatchedPool extends BufferPool {
   readonly releases = new Map<Buffer, number>();
 
-  override lend(length: number): AnswerBufferLease {
+  override lend(length: number): BufferLease {
     const lease = super.lend(length);
     if (!lease.pooled) return lease;
     this.releases.set(lease.buffer, 0);
