@@ -5,9 +5,10 @@
  * Node 20 does not carry the main thread's loader hooks into workers.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { runningCompiled } from './code-layout.ts';
+import { repositoryRoot, runningCompiled } from './code-layout.ts';
 
 export function startThread(
   entry: URL,
@@ -23,8 +24,7 @@ export function startThread(
       });
     }
   }
-  const bootstrap = runningCompiled
-    ? new URL('../../../src/util/thread-bootstrap.mjs', import.meta.url)
-    : new URL('./thread-bootstrap.mjs', import.meta.url);
+  // The bootstrap is not compiled: it lives in src/ in both cases.
+  const bootstrap = pathToFileURL(join(repositoryRoot, 'src/util/thread-bootstrap.mjs'));
   return new Worker(bootstrap, { ...options, workerData: { entry: entry.href, data: workerData } });
 }

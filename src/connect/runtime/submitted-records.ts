@@ -17,7 +17,6 @@ import type { SourceOffset, SourcePartition } from '../api/connect-record.ts';
 import { offsetKey } from './offset-keys.ts';
 
 export interface SubmittedRecord {
-  readonly partitionKey: string;
   readonly partition: SourcePartition;
   readonly offset: SourceOffset;
   acked: boolean;
@@ -81,7 +80,7 @@ export class SubmittedRecords {
       queue = { key: partitionKey, records: [], head: 0, done: undefined, doneCount: 0 };
       this.queues.set(partitionKey, queue);
     }
-    const record: SubmittedRecord = { partitionKey, partition, offset, acked: false, queue };
+    const record: SubmittedRecord = { partition, offset, acked: false, queue };
     queue.records.push(record);
     this.pending++;
     return record;
@@ -106,7 +105,7 @@ export class SubmittedRecords {
     if (record.acked) return false;
     const queue = record.queue;
     const { records } = queue;
-    if (this.queues.get(record.partitionKey) !== queue) return false;
+    if (this.queues.get(queue.key) !== queue) return false;
     if (records.length <= queue.head || records[records.length - 1] !== record) return false;
     records.pop();
     this.pending--;
