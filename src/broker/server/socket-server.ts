@@ -22,11 +22,12 @@
  *
  * Memory: a busy producer connection must not turn every read and every request into
  * a fresh ArrayBuffer, since the broker thread collects garbage rarely and dead
- * buffers pile up between collections (frame-pool.ts says more). So sockets read into
+ * buffers pile up between collections (util/buffer-pool.ts says more). So sockets read into
  * one buffer shared by every connection of the server (net's `onread`; safe because
  * each read is copied out before the callback returns, and callbacks never overlap
  * on one thread), and each frame is copied from there into a buffer lent by the
- * connection's FramePool, taken as soon as the size prefix is read (as Kafka's
+ * connection's own BufferPool (buffers never move between connections), taken as soon
+ * as the size prefix is read (as Kafka's
  * NetworkReceive does: socket.request.max.bytes bounds what one frame can cost). The
  * handler gets the frame with a `release` callback: until it calls it the frame is
  * its own; after it, the bytes will be overwritten by a later frame of the same
@@ -52,10 +53,9 @@ import {
   Socket,
   type SocketConstructorOpts,
 } from 'node:net';
-import { BufferPool } from '../../util/buffer-pool.ts';
+import { type BufferLease, BufferPool } from '../../util/buffer-pool.ts';
 import type { Logger } from '../../util/logger.ts';
 import { type AnswerBuffers, AnswerHold } from './answer-buffers.ts';
-import { type FrameLease, FramePool } from './frame-pool.ts';
 
 export interface ConnectionInfo {
   readonly id: number;
@@ -262,9 +262,10 @@ class Connection {
   private readonly prefix = Buffer.alloc(SIZE_PREFIX);
   private prefixFilled = 0;
   /** The frame being read, and how many of its bytes have arrived. */
-  private lease: FrameLease | undefined;
+  private lease: BufferLease | undefined;
   private filled = 0;
-  private readonly pool = new FramePool();
+  /** Request frames: a producer keeps up to 5 requests in flight, plus the one being read. */
+  private readonly pool = new BufferPool();
   /** Answers in request order; each settles to a frame, null (no answer), or an error. */
   private readonly pending: PendingAnswer[] = [];
   private readonly maxInFlight: number;
@@ -345,7 +346,7 @@ class Connection {
         this.lease = this.pool.lend(size);
         this.filled = 0;
       }
-      const frame = this.lease.frame;
+      const frame = this.lease.buffer;
       const n = Math.min(frame.length - this.filled, length - pos);
       data.copy(frame, this.filled, pos, pos + n);
       this.filled += n;
@@ -357,12 +358,12 @@ class Connection {
     }
   }
 
-  private dispatch(lease: FrameLease): void {
+  private dispatch(lease: BufferLease): void {
     const slot = new PendingAnswer(this.info, this.answerPool);
     this.pending.push(slot);
     let answer: FrameAnswer | Promise<FrameAnswer>;
     try {
-      answer = this.options.handler(lease.frame, slot.info, lease.release);
+      answer = this.options.handler(lease.buffer, slot.info, lease.release);
     } catch (err) {
       slot.hold.releaseAll();
       this.fail(err);

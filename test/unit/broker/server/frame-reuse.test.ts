@@ -1,5 +1,5 @@
 /**
- * The broker reuses request frames (socket-server.ts, frame-pool.ts): these check, end to
+ * The broker reuses request frames (socket-server.ts, util/buffer-pool.ts): these check, end to
  * end, that nothing it keeps from a request is overwritten by the requests after it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

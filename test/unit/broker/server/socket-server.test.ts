@@ -219,10 +219,11 @@ describe('SocketServer frame reuse', () => {
       const kept = f[0]! < 16;
       seen.push({ frame: f, copy: Buffer.from(f), kept });
       return kept ? frame(Buffer.from('kept')) : digestHandler(f, c, release);
-    }, 10_000);
+    }, 100_000);
     const c = await client(server.port);
     const payloads = Array.from({ length: 100 }, (_, i) => {
-      const p = pseudoRandom(i, 5000);
+      // Above 32 KiB: smaller frames are not pooled (util/buffer-pool.ts).
+      const p = pseudoRandom(i, 40_000);
       p[0] = i % 10 === 0 ? i % 16 : 16 + (p[0]! % 240);
       return p;
     });
@@ -252,10 +253,10 @@ describe('SocketServer frame reuse', () => {
       held.add(f.buffer);
       await gate;
       return digestHandler(f, c, release);
-    }, 10_000);
+    }, 100_000);
     const c = await client(server.port);
     const payloads = Array.from({ length: 7 }, (_, i) => {
-      const p = pseudoRandom(i, 8000);
+      const p = pseudoRandom(i, 40_000);
       p[0] = i === 0 ? 0 : 1;
       return p;
     });
