@@ -47,7 +47,7 @@ import type {
   TopicPartitionOffset,
 } from '../api/connect-record.ts';
 import { topicPartitionKey } from '../api/connect-record.ts';
-import type { SchemaAndValue } from '../api/converter.ts';
+import type { Converter, SchemaAndValue } from '../api/converter.ts';
 import { errorKind } from '../api/errors.ts';
 import type { SinkTask, SinkTaskContext } from '../api/sink-task.ts';
 import type { ConsumedMessage } from '../errors/processing-context.ts';
@@ -411,6 +411,27 @@ export class WorkerSinkTask {
    * they throw (which runs them again under its retry and tolerance rules), so the
    * common path allocates no closure.
    */
+  /**
+   * One converter call; only a failure goes through the tolerance operator, which runs
+   * the converter again, so a retriable error gets a real retry.
+   */
+  private toConnect(
+    stage: 'KEY_CONVERTER' | 'VALUE_CONVERTER',
+    klass: string,
+    converter: Converter,
+    topic: string,
+    bytes: Buffer | null,
+    ctx: { consumed: ConsumedMessage },
+  ): SchemaAndValue | typeof skipped {
+    try {
+      return converter.toConnectData(topic, bytes);
+    } catch {
+      return this.o.operator.execute(stage, klass, ctx, () =>
+        converter.toConnectData(topic, bytes),
+      );
+    }
+  }
+
   private toSinkRecord(topic: string, partition: number, message: KafkaMessage): SinkRecord | null {
     const { o } = this;
     const c = o.converters;
@@ -425,25 +446,16 @@ export class WorkerSinkTask {
       headers,
     };
     const ctx = { consumed };
-    let keyData: SchemaAndValue | typeof skipped;
-    try {
-      keyData = c.key.toConnectData(topic, consumed.key);
-    } catch {
-      // The operator judges the failure; it runs the converter again, so a retriable
-      // error gets a real retry.
-      keyData = o.operator.execute('KEY_CONVERTER', c.keyClass, ctx, () =>
-        c.key.toConnectData(topic, consumed.key),
-      );
-    }
+    const keyData = this.toConnect('KEY_CONVERTER', c.keyClass, c.key, topic, consumed.key, ctx);
     if (keyData === skipped) return null;
-    let valueData: SchemaAndValue | typeof skipped;
-    try {
-      valueData = c.value.toConnectData(topic, consumed.value);
-    } catch {
-      valueData = o.operator.execute('VALUE_CONVERTER', c.valueClass, ctx, () =>
-        c.value.toConnectData(topic, consumed.value),
-      );
-    }
+    const valueData = this.toConnect(
+      'VALUE_CONVERTER',
+      c.valueClass,
+      c.value,
+      topic,
+      consumed.value,
+      ctx,
+    );
     if (valueData === skipped) return null;
     const connectHeaders =
       headers.length === 0
