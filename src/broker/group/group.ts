@@ -14,6 +14,7 @@
  * the group has members; a generation's assignment is handed out only in Stable.
  * Owned by the GroupCoordinator, on the broker thread; nothing else mutates it.
  */
+import { decodeConsumerSubscription } from '../../protocol/consumer-protocol.ts';
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
 
@@ -176,24 +177,4 @@ export class Group {
     }
     return topics;
   }
-}
-
-/**
- * Topics of a ConsumerProtocolSubscription (version i16, topics [string], ...). Only
- * the topic list is needed, and it sits at the same place in every version.
- */
-export function decodeConsumerSubscription(bytes: Buffer): string[] {
-  const topics: string[] = [];
-  if (bytes.length < 6) return topics;
-  let pos = 2;
-  const count = bytes.readInt32BE(pos);
-  pos += 4;
-  for (let i = 0; i < count && pos + 2 <= bytes.length; i++) {
-    const len = bytes.readInt16BE(pos);
-    pos += 2;
-    if (len < 0 || pos + len > bytes.length) break;
-    topics.push(bytes.toString('utf8', pos, pos + len));
-    pos += len;
-  }
-  return topics;
 }

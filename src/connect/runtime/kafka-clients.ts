@@ -197,34 +197,86 @@ export function producerSettings(
   };
 }
 
-/** What the sink task runner needs from the consumer keys. */
+/** What the sink tasks' consumer (src/protocol/client/group-consumer.ts) takes from the consumer keys. */
 export interface ConsumerSettings {
-  sessionTimeout: number;
-  heartbeatInterval: number;
-  rebalanceTimeout: number;
-  maxBytes: number;
-  maxBytesPerPartition: number;
-  minBytes: number;
-  maxWaitTimeInMs: number;
-  /** earliest (Kafka Connect's default for sink consumers) or latest. */
-  fromBeginning: boolean;
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  /** max.poll.interval.ms: how long the coordinator waits for the member in a rebalance. */
+  rebalanceTimeoutMs: number;
+  fetchMaxBytes: number;
+  maxPartitionFetchBytes: number;
+  fetchMinBytes: number;
+  fetchMaxWaitMs: number;
+  /** earliest is Kafka Connect's default for sink consumers. */
+  autoOffsetReset: 'earliest' | 'latest' | 'none';
+  /** isolation.level=read_committed (Kafka's default is read_uncommitted). */
+  readCommitted: boolean;
+  allowAutoTopicCreation: boolean;
+  metadataMaxAgeMs: number;
+  requestTimeoutMs: number;
+  retryBackoffMs: number;
 }
 
-export function consumerSettings(config: Readonly<Record<string, string>>): ConsumerSettings {
+/**
+ * The consumer keys, defaulting as Kafka's consumer does (auto.offset.reset as Kafka
+ * Connect sets it for sinks). `worker` supplies the worker-level request.timeout.ms,
+ * retry.backoff.ms and metadata.max.age.ms when the consumer keys do not.
+ */
+export function consumerSettings(
+  config: Readonly<Record<string, string>>,
+  worker: Readonly<Record<string, unknown>> = {},
+): ConsumerSettings {
   const reset = (config['auto.offset.reset'] ?? 'earliest').trim().toLowerCase();
-  if (reset !== 'earliest' && reset !== 'latest') {
+  if (reset !== 'earliest' && reset !== 'latest' && reset !== 'none') {
     throw new ConnectException(
-      `Invalid value ${reset} for configuration auto.offset.reset: expected earliest or latest`,
+      `Invalid value ${reset} for configuration auto.offset.reset: expected earliest, latest or none`,
     );
   }
-  return {
-    sessionTimeout: numberKey(config, 'session.timeout.ms', 45_000),
-    heartbeatInterval: numberKey(config, 'heartbeat.interval.ms', 3_000),
-    rebalanceTimeout: numberKey(config, 'max.poll.interval.ms', 300_000),
-    maxBytes: numberKey(config, 'fetch.max.bytes', 52_428_800),
-    maxBytesPerPartition: numberKey(config, 'max.partition.fetch.bytes', 1_048_576),
-    minBytes: numberKey(config, 'fetch.min.bytes', 1),
-    maxWaitTimeInMs: numberKey(config, 'fetch.max.wait.ms', 500),
-    fromBeginning: reset === 'earliest',
+  const isolation = (config['isolation.level'] ?? 'read_uncommitted').trim().toLowerCase();
+  if (isolation !== 'read_uncommitted' && isolation !== 'read_committed') {
+    throw new ConnectException(
+      `Invalid value ${isolation} for configuration isolation.level: expected read_uncommitted or read_committed`,
+    );
+  }
+  const autoCreate = (config['allow.auto.create.topics'] ?? 'true').trim().toLowerCase();
+  if (autoCreate !== 'true' && autoCreate !== 'false') {
+    throw new ConnectException(
+      `Invalid value ${autoCreate} for configuration allow.auto.create.topics: expected true or false`,
+    );
+  }
+  const settings: ConsumerSettings = {
+    sessionTimeoutMs: numberKey(config, 'session.timeout.ms', 45_000),
+    heartbeatIntervalMs: numberKey(config, 'heartbeat.interval.ms', 3_000),
+    rebalanceTimeoutMs: numberKey(config, 'max.poll.interval.ms', 300_000),
+    fetchMaxBytes: numberKey(config, 'fetch.max.bytes', 52_428_800),
+    maxPartitionFetchBytes: numberKey(config, 'max.partition.fetch.bytes', 1_048_576),
+    fetchMinBytes: numberKey(config, 'fetch.min.bytes', 1),
+    fetchMaxWaitMs: numberKey(config, 'fetch.max.wait.ms', 500),
+    autoOffsetReset: reset,
+    readCommitted: isolation === 'read_committed',
+    allowAutoTopicCreation: autoCreate === 'true',
+    metadataMaxAgeMs: numberKey(
+      config,
+      'metadata.max.age.ms',
+      (worker['metadata.max.age.ms'] as number | undefined) ?? 300_000,
+    ),
+    requestTimeoutMs: numberKey(
+      config,
+      'request.timeout.ms',
+      (worker['request.timeout.ms'] as number | undefined) ?? 30_000,
+    ),
+    retryBackoffMs: numberKey(
+      config,
+      'retry.backoff.ms',
+      (worker['retry.backoff.ms'] as number | undefined) ?? 100,
+    ),
   };
+  for (const [name, value] of Object.entries(settings)) {
+    if (typeof value === 'number' && (!Number.isInteger(value) || value < 0)) {
+      throw new ConnectException(
+        `Invalid value ${value} for the consumer setting ${name}: expected a whole number of 0 or more`,
+      );
+    }
+  }
+  return settings;
 }

@@ -1,11 +1,12 @@
 /**
  * WorkerSinkTask: runs one sink task (Kafka Connect's class of the same name).
  *
- * Data path: a kafkajs consumer in group `connect-<connector>` (autoCommit off) on the
- * connector's `topics` or `topics.regex` -> per fetched batch, in chunks of at most
- * `max.poll.records`: key, value and header converters -> transforms -> task.put.
- * One batch is fetched ahead: kafkajs's batch callback returns once the previous
- * batch is delivered, so kafkajs fetches the next while this one is converted and put.
+ * Data path: a GroupConsumer (src/protocol/client/group-consumer.ts) in group
+ * `connect-<connector>` on the connector's `topics` or `topics.regex` -> per fetched
+ * batch, in chunks of at most `max.poll.records`: key, value and header converters ->
+ * transforms -> task.put. One batch is fetched ahead: the consumer's batch callback
+ * returns once the previous batch is delivered, so the next Fetch is out while this
+ * batch is converted and put.
  * A batch fetched before a seek (context.offset, a rebalance) is dropped, by a
  * per-partition seek count it carries. A RetriableException from put redelivers the
  * same records after context.timeout(ms) (or a default back-off); other errors fail
@@ -25,21 +26,26 @@
  * refuses to commit is logged with its reason.
  *
  * Threading: every call on the task (open, put, preCommit/flush, close, stop) runs
- * through one SerialExecutor, so they never overlap. Rebalance: kafkajs reports the
- * new assignment on GROUP_JOIN (it has no revocation callback); before any record of
- * the new generation is put, partitions no longer assigned get a commit and close(),
- * new ones open(). A seek from context.offset() is applied before the next put.
+ * through one SerialExecutor, so they never overlap. Rebalance (eager): before the
+ * consumer rejoins, every assigned partition gets a commit; after the join, before
+ * any record of the new generation is put, partitions no longer assigned get close(),
+ * new ones open(), and seeks from context.offset() in open() set where they start.
  *
  * Timers (offset commit, idle put) run their job through the same executor and re-arm
  * when it settles; stopping cancels them.
  *
  * Stop: the batch in progress finishes its current chunk, then a last commit (while
  * the consumer is still a group member), close() of every assigned partition,
- * task.stop(), consumer.stop() and disconnect (leaving the group). Nothing is called
+ * task.stop(), consumer.stop() (leaving the group). Nothing is called
  * on the task after its stop(). Crash: records after the last commit are delivered
  * again.
  */
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import {
+  CommitFailedError,
+  type ConsumedRecord,
+  type FetchedBatch,
+  type GroupConsumer,
+} from '../../protocol/client/group-consumer.ts';
 import type {
   Header,
   SinkRecord,
@@ -60,9 +66,6 @@ import type { TaskRunnerOptions } from './task-runner-options.ts';
 
 const NO_HEADERS: readonly Header[] = [];
 
-/** How often a sink whose topics do not exist yet checks again. */
-const MISSING_TOPIC_RETRY_MS = 500;
-
 /** Back-off before redelivering a batch after RetriableException, unless the task set one. */
 const DEFAULT_RETRY_BACKOFF_MS = 1000;
 
@@ -73,16 +76,9 @@ const DEFAULT_RETRY_BACKOFF_MS = 1000;
  */
 export const IDLE_PUT_INTERVAL_MS = 250;
 
-export interface SinkSubscription {
-  topics: string[];
-  /** Set instead of topics for topics.regex (resolved when the consumer subscribes). */
-  regex: RegExp | null;
-  fromBeginning: boolean;
-}
-
 export interface WorkerSinkTaskOptions extends TaskRunnerOptions<SinkTask> {
-  consumer: Consumer;
-  subscription: SinkSubscription;
+  /** Subscribed to the connector's topics; started and stopped by the task. */
+  consumer: GroupConsumer;
   maxPollRecords: number;
   /** Closes the dead letter queue producer, if any, after the task stopped. */
   onClosed?: () => Promise<void>;
@@ -100,7 +96,7 @@ export class WorkerSinkTask {
    * remembers the count it was fetched under and is dropped when it changed.
    */
   private readonly seekEpochs = new Map<string, number>();
-  /** The delivery of the batch kafkajs handed over last (it never rejects). */
+  /** The delivery of the batch the consumer handed over last (it never rejects). */
   private handedOver: Promise<void> = Promise.resolve();
   private retryBackoffMs = DEFAULT_RETRY_BACKOFF_MS;
   private commitRequested = false;
@@ -140,11 +136,11 @@ export class WorkerSinkTask {
       assignment: () => [...self.assignment.values()],
       pause(partitions) {
         for (const tp of partitions) self.contextPaused.add(topicPartitionKey(tp));
-        self.o.consumer.pause(groupByTopic(partitions));
+        self.o.consumer.pause(partitions);
       },
       resume(partitions) {
         for (const tp of partitions) self.contextPaused.delete(topicPartitionKey(tp));
-        if (!self.paused) self.o.consumer.resume(groupByTopic(partitions));
+        if (!self.paused) self.o.consumer.resume(partitions);
       },
       requestCommit() {
         // During a put, the commit follows it; otherwise (a sink whose writes finish
@@ -181,32 +177,18 @@ export class WorkerSinkTask {
     const { o } = this;
     try {
       await o.task.start(o.taskConfig, this.context());
-      o.consumer.on(o.consumer.events.GROUP_JOIN, (event) => {
-        const assigned = event.payload.memberAssignment as Record<string, number[]>;
-        void this.serial.run(() => this.onAssignment(assigned)).catch((e: unknown) => this.fail(e));
-      });
-      o.consumer.on(o.consumer.events.CRASH, (event) => {
-        if (!event.payload.restart) this.fail(event.payload.error);
-      });
-      await o.consumer.connect();
-      const { topics, regex, fromBeginning } = o.subscription;
-      await this.subscribe(regex !== null ? [regex] : topics, fromBeginning);
       if (this.stopping) return;
-      // kafkajs's run() resolves only after the first group join, which takes up to a
-      // session timeout when the previous owner of the partitions died. The herder
-      // starting this task must not wait that long (it would stall its own group
-      // membership), so the join completes in the background; partitions are opened
-      // on GROUP_JOIN as usual.
+      // The first join takes up to a session timeout when the previous owner of the
+      // partitions died. The herder starting this task must not wait that long (it
+      // would stall its own group membership), so the consumer joins in the background.
       this.running = true;
-      o.consumer
-        .run({
-          autoCommit: false,
-          partitionsConsumedConcurrently: 1,
-          eachBatch: (payload) => this.onBatch(payload),
-        })
-        .catch((e: unknown) => {
-          if (!this.stopping) this.fail(e);
-        });
+      o.consumer.start({
+        onRevoking: (partitions) => this.serial.run(() => this.commitBeforeRebalance(partitions)),
+        onAssigned: (partitions) =>
+          this.serial.run(() => this.onAssignment(partitions)).catch((e: unknown) => this.fail(e)),
+        onBatch: (batch) => this.onBatch(batch),
+        onFatal: (e) => this.fail(e),
+      });
     } catch (e) {
       this.fail(e);
       return;
@@ -216,26 +198,6 @@ export class WorkerSinkTask {
     this.scheduleCommit();
     this.nextIdlePut = o.clock.now() + IDLE_PUT_INTERVAL_MS;
     this.scheduleIdlePut();
-  }
-
-  /**
-   * Subscribe, waiting for topics that do not exist yet (a source may be about to
-   * create them, or auto-creation is off): Kafka's consumer waits for them too,
-   * whereas kafkajs's subscribe fails on an unknown topic.
-   */
-  private async subscribe(topics: Array<string | RegExp>, fromBeginning: boolean): Promise<void> {
-    for (;;) {
-      try {
-        await this.o.consumer.subscribe({ topics, fromBeginning });
-        return;
-      } catch (e) {
-        if ((e as { type?: unknown }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw e;
-        this.o.logger.warn(
-          `${taskIdString(this.o.id)} waits for topics ${topics.join(', ')} to exist`,
-        );
-        if (!(await this.sleep(MISSING_TOPIC_RETRY_MS))) return;
-      }
-    }
   }
 
   setTargetState(state: TargetState): void {
@@ -248,32 +210,40 @@ export class WorkerSinkTask {
       const resumable = [...this.assignment.values()].filter(
         (tp) => !this.contextPaused.has(topicPartitionKey(tp)),
       );
-      this.o.consumer.resume(groupByTopic(resumable));
+      this.o.consumer.resume(resumable);
     }
     this.o.status.taskState(this.o.id, paused ? 'PAUSED' : 'RUNNING');
   }
 
   private pauseAll(): void {
-    const topics =
-      this.o.subscription.regex !== null
-        ? [...new Set([...this.assignment.values()].map((tp) => tp.topic))]
-        : this.o.subscription.topics;
-    this.o.consumer.pause(topics.map((topic) => ({ topic })));
+    this.o.consumer.pause([...this.assignment.values()]);
   }
 
-  private async onAssignment(assigned: Record<string, number[]>): Promise<void> {
+  /**
+   * Before the consumer rejoins: commit what the task says is done, so the partitions'
+   * next owners start there. A failure only costs redelivery, so it is logged.
+   */
+  private async commitBeforeRebalance(partitions: readonly TopicPartition[]): Promise<void> {
+    if (this.failed !== undefined || this.closing !== null || this.taskStopped) return;
+    try {
+      await this.commit(partitions);
+    } catch (e) {
+      this.o.logger.warn(
+        { err: e },
+        `${taskIdString(this.o.id)} could not commit offsets before a rebalance; records after the last commit are delivered again`,
+      );
+    }
+  }
+
+  private async onAssignment(assigned: readonly TopicPartition[]): Promise<void> {
     if (this.failed !== undefined || this.closing !== null) return;
     const next = new Map<string, TopicPartition>();
-    for (const [topic, partitions] of Object.entries(assigned)) {
-      for (const partition of partitions)
-        next.set(topicPartitionKey({ topic, partition }), { topic, partition });
-    }
+    for (const tp of assigned) next.set(topicPartitionKey(tp), tp);
     const revoked = [...this.assignment.entries()]
       .filter(([k]) => !next.has(k))
       .map(([, tp]) => tp);
     const added = [...next.entries()].filter(([k]) => !this.assignment.has(k)).map(([, tp]) => tp);
     if (revoked.length > 0) {
-      await this.commit(revoked);
       await this.o.task.close?.(revoked);
       for (const tp of revoked) {
         const key = topicPartitionKey(tp);
@@ -291,42 +261,40 @@ export class WorkerSinkTask {
       this.applySeeks();
     }
     if (this.paused) this.pauseAll();
+    else {
+      const contextPaused = added.filter((tp) => this.contextPaused.has(topicPartitionKey(tp)));
+      if (contextPaused.length > 0) this.o.consumer.pause(contextPaused);
+    }
   }
 
   /**
-   * kafkajs's batch callback. It hands the batch over and returns once the batch
-   * before it is delivered, not this one: kafkajs sends the next fetch only when this
-   * returns, so the fetch's round trip to the broker overlaps this batch's delivery
-   * (the Java consumer prefetches the same way), while at most one batch waits.
+   * The consumer's batch callback. It hands the batch over and returns once the batch
+   * before it is delivered, not this one: the consumer sends the next Fetch only when
+   * this returns, so the Fetch's round trip to the broker overlaps this batch's
+   * delivery (the Java consumer prefetches the same way), while at most one batch waits.
    */
-  private async onBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch } = payload;
-    // Stale: fetched before a seek that kafkajs has not applied yet.
-    if (!payload.isRunning() || payload.isStale() || this.failed !== undefined || this.stopping)
-      return;
+  private async onBatch(batch: FetchedBatch): Promise<void> {
+    if (this.failed !== undefined || this.stopping) return;
     const key = topicPartitionKey({ topic: batch.topic, partition: batch.partition });
     const epoch = this.seekEpochs.get(key) ?? 0;
     const previous = this.handedOver;
     // Chained: this batch's chunks go to the task only after the previous batch's
     // last one, so records of a partition reach put in offset order.
-    this.handedOver = previous.then(() => this.deliverBatch(payload, key, epoch));
+    this.handedOver = previous.then(() => this.deliverBatch(batch, key, epoch));
     await previous;
   }
 
   /** Deliver a batch in chunks of max.poll.records; never rejects (failures fail the task). */
-  private async deliverBatch(payload: EachBatchPayload, key: string, epoch: number): Promise<void> {
-    const { batch } = payload;
-    const messages = batch.messages;
+  private async deliverBatch(batch: FetchedBatch, key: string, epoch: number): Promise<void> {
+    const messages = batch.records;
     for (let start = 0; start < messages.length; start += this.o.maxPollRecords) {
-      if (
-        !payload.isRunning() ||
-        this.failed !== undefined ||
-        this.stopping ||
-        (this.seekEpochs.get(key) ?? 0) !== epoch
-      ) {
+      if (this.failed !== undefined || this.stopping || (this.seekEpochs.get(key) ?? 0) !== epoch) {
         return;
       }
-      const chunk = messages.slice(start, start + this.o.maxPollRecords);
+      const chunk =
+        start === 0 && messages.length <= this.o.maxPollRecords
+          ? messages
+          : messages.slice(start, start + this.o.maxPollRecords);
       let delivered = false;
       try {
         delivered = await this.serial.run(() =>
@@ -337,12 +305,6 @@ export class WorkerSinkTask {
         return;
       }
       if (!delivered) return;
-      try {
-        await payload.heartbeat();
-      } catch (e) {
-        // A rebalance under way: kafkajs meets it again on its own next request.
-        this.o.logger.debug({ err: e }, `${taskIdString(this.o.id)} heartbeat failed`);
-      }
     }
   }
 
@@ -353,7 +315,7 @@ export class WorkerSinkTask {
   private async deliver(
     topic: string,
     partition: number,
-    messages: KafkaMessage[],
+    messages: ConsumedRecord[],
     epoch: number,
   ): Promise<boolean> {
     const { o } = this;
@@ -394,8 +356,8 @@ export class WorkerSinkTask {
       }
     }
     this.recordsPut += records.length;
-    const last = messages[messages.length - 1] as KafkaMessage;
-    this.currentOffsets.set(key, { topic, partition, offset: Number(last.offset) + 1 });
+    const last = messages[messages.length - 1]!;
+    this.currentOffsets.set(key, { topic, partition, offset: last.offset + 1 });
     this.applySeeks();
     if (this.commitRequested) {
       this.commitRequested = false;
@@ -432,17 +394,21 @@ export class WorkerSinkTask {
     }
   }
 
-  private toSinkRecord(topic: string, partition: number, message: KafkaMessage): SinkRecord | null {
+  private toSinkRecord(
+    topic: string,
+    partition: number,
+    message: ConsumedRecord,
+  ): SinkRecord | null {
     const { o } = this;
     const c = o.converters;
-    const headers = rawHeaders(message.headers);
+    const headers = message.headers;
     const consumed: ConsumedMessage = {
       topic,
       partition,
-      offset: Number(message.offset),
-      timestamp: Number(message.timestamp),
-      key: message.key ?? null,
-      value: message.value ?? null,
+      offset: message.offset,
+      timestamp: message.timestamp,
+      key: message.key,
+      value: message.value,
       headers,
     };
     const ctx = { consumed };
@@ -494,11 +460,7 @@ export class WorkerSinkTask {
         );
         continue;
       }
-      this.o.consumer.seek({
-        topic: tpo.topic,
-        partition: tpo.partition,
-        offset: String(tpo.offset),
-      });
+      this.o.consumer.seek(tpo, tpo.offset);
       this.bumpSeekEpoch(key);
       this.currentOffsets.set(key, {
         topic: tpo.topic,
@@ -630,14 +592,14 @@ export class WorkerSinkTask {
       toCommit.push({ topic: tpo.topic, partition: tpo.partition, offset: tpo.offset });
     }
     if (toCommit.length === 0) return;
-    await o.consumer.commitOffsets(
-      toCommit.map((t) => ({
-        topic: t.topic,
-        partition: t.partition,
-        offset: String(t.offset),
-        ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
-      })),
-    );
+    try {
+      await o.consumer.commit(toCommit);
+    } catch (e) {
+      // The group is rebalancing: the commit before the rejoin tries again.
+      if (!(e instanceof CommitFailedError)) throw e;
+      o.logger.warn(`${taskIdString(o.id)} ${e.message}`);
+      return;
+    }
     for (const t of toCommit) this.lastCommitted.set(topicPartitionKey(t), t.offset);
   }
 
@@ -679,8 +641,8 @@ export class WorkerSinkTask {
     const { o } = this;
     this.cancelCommitTimer?.();
     this.cancelIdleTimer?.();
-    // The last commit runs while the consumer is still a group member (kafkajs refuses
-    // commits after consumer.stop()). `stopping` makes batches in progress end after
+    // The last commit runs while the consumer is still a group member (a commit after
+    // leaving the group is refused). `stopping` makes batches in progress end after
     // their current chunk, and new ones deliver nothing.
     await this.serial.run(async () => {
       const all = [...this.assignment.values()];
@@ -703,49 +665,13 @@ export class WorkerSinkTask {
         o.logger.error({ err: e }, `${taskIdString(o.id)} stop() failed`);
       }
     });
-    if (this.running) {
-      try {
-        await o.consumer.stop();
-      } catch (e) {
-        o.logger.warn({ err: e }, `${taskIdString(o.id)} consumer stop failed`);
-      }
-    }
     try {
-      await o.consumer.disconnect();
+      await o.consumer.stop();
     } catch (e) {
-      o.logger.warn({ err: e }, `${taskIdString(o.id)} consumer disconnect failed`);
+      o.logger.warn({ err: e }, `${taskIdString(o.id)} consumer stop failed`);
     }
     await o.onClosed?.();
     o.transforms.close();
     closeRecordConverters(o.converters);
   }
-}
-
-const NO_RAW_HEADERS: ConsumedMessage['headers'] = [];
-
-/** kafkajs's header object (a key may repeat: then an array) as a list, in order. */
-function rawHeaders(headers: KafkaMessage['headers']): ConsumedMessage['headers'] {
-  if (headers === undefined) return NO_RAW_HEADERS;
-  let out: Array<{ key: string; value: Buffer | null }> | undefined;
-  for (const key in headers) {
-    const v = headers[key];
-    for (const one of Array.isArray(v) ? v : [v]) {
-      if (one === undefined) continue;
-      out ??= [];
-      out.push({ key, value: one === null ? null : Buffer.isBuffer(one) ? one : Buffer.from(one) });
-    }
-  }
-  return out ?? NO_RAW_HEADERS;
-}
-
-function groupByTopic(
-  partitions: readonly TopicPartition[],
-): Array<{ topic: string; partitions: number[] }> {
-  const byTopic = new Map<string, number[]>();
-  for (const tp of partitions) {
-    const list = byTopic.get(tp.topic) ?? [];
-    list.push(tp.partition);
-    byTopic.set(tp.topic, list);
-  }
-  return [...byTopic].map(([topic, ps]) => ({ topic, partitions: ps }));
 }

@@ -11,6 +11,8 @@
  * and closes the worker's admin client: nothing is left running afterwards.
  */
 import { type Admin, type Kafka, Partitioners } from 'kafkajs';
+import { ClusterClient } from '../../protocol/client/cluster-client.ts';
+import { GroupConsumer } from '../../protocol/client/group-consumer.ts';
 import { type Clock, systemClock } from '../../util/clock.ts';
 import { getLogger, type Logger } from '../../util/logger.ts';
 import { systemTimers, type Timers } from '../../util/timers.ts';
@@ -304,7 +306,7 @@ export class Worker {
       });
     }
     const consumerKeys = clientConfig('consumer', worker, connectorConfig);
-    const settings = consumerSettings(consumerKeys);
+    const settings = consumerSettings(consumerKeys, worker);
     const topics = listValue(connectorConfig.topics);
     const regexText = (connectorConfig['topics.regex'] ?? '').trim();
     if (topics.length > 0 === (regexText !== '')) {
@@ -333,28 +335,24 @@ export class Worker {
         ),
       );
     }
-    const consumer = this.kafka.consumer({
+    const consumer = new GroupConsumer({
+      client: new ClusterClient(worker['bootstrap.servers'] as string[], {
+        clientId: `connector-consumer-${id.connector}-${id.task}`,
+        requestTimeoutMs: settings.requestTimeoutMs,
+      }),
       groupId: `connect-${id.connector}`,
-      sessionTimeout: settings.sessionTimeout,
-      heartbeatInterval: settings.heartbeatInterval,
-      rebalanceTimeout: settings.rebalanceTimeout,
-      maxBytes: settings.maxBytes,
-      maxBytesPerPartition: settings.maxBytesPerPartition,
-      minBytes: settings.minBytes,
-      maxWaitTimeInMs: settings.maxWaitTimeInMs,
-      // Kafka's consumer default (allow.auto.create.topics=true); the broker decides.
-      allowAutoTopicCreation: consumerKeys['allow.auto.create.topics']?.trim() !== 'false',
+      subscription: {
+        topics,
+        regex: regexText === '' ? null : new RegExp(`^(?:${regexText})$`),
+      },
+      logger: this.logger.child({ connector: id.connector, task: id.task }),
+      ...settings,
     });
     return new WorkerSinkTask({
       ...common,
       task: manifest.createTask(),
       operator: this.operator(id, connectorConfig, extra),
       consumer,
-      subscription: {
-        topics,
-        regex: regexText === '' ? null : new RegExp(`^(?:${regexText})$`),
-        fromBeginning: settings.fromBeginning,
-      },
       maxPollRecords: numberKey(consumerKeys, 'max.poll.records', 500),
       ...(onClosed ? { onClosed } : {}),
     });

@@ -55,23 +55,24 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-const SIZE_PREFIX = 4;
-
 export class BrokerConnection {
   private readonly pending = new Map<number, Pending>();
   private nextCorrelationId = 1;
   private readonly versions = new Map<number, number>();
-  private chunks: Buffer[] = [];
-  private bufferedBytes = 0;
   private closedError: Error | undefined;
 
   private constructor(
     private readonly socket: Socket,
     readonly address: string,
     private readonly options: Required<ConnectionOptions>,
+    reader: FrameReader,
   ) {
+    reader.onFrame = (frame) => this.dispatch(frame);
+    reader.onError = (err) => {
+      socket.destroy();
+      this.fail(new ConnectionClosedError(address, err));
+    };
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err) => this.fail(new ConnectionClosedError(address, err)));
     socket.on('close', () => this.fail(new ConnectionClosedError(address)));
   }
@@ -87,8 +88,19 @@ export class BrokerConnection {
       ...options,
     };
     const address = `${host}:${port}`;
+    const reader = new FrameReader();
     const socket = await new Promise<Socket>((resolve, reject) => {
-      const s = connect({ host, port });
+      const s = connect({
+        host,
+        port,
+        onread: {
+          buffer: () => reader.target(),
+          callback: (bytes: number) => {
+            reader.read(bytes);
+            return true;
+          },
+        },
+      });
       const timer = setTimeout(() => {
         s.destroy();
         reject(new Error(`could not connect to ${address} within ${full.connectTimeoutMs} ms`));
@@ -102,7 +114,7 @@ export class BrokerConnection {
         reject(new Error(`could not connect to ${address}: ${err.message}`, { cause: err }));
       });
     });
-    const connection = new BrokerConnection(socket, address, full);
+    const connection = new BrokerConnection(socket, address, full, reader);
     try {
       await connection.negotiateVersions();
     } catch (err) {
@@ -223,32 +235,6 @@ export class BrokerConnection {
     }
   }
 
-  /**
-   * Chunks are kept as a list and joined only once a whole frame has arrived, so a
-   * large Fetch answer in many TCP reads is copied once, not once per read.
-   */
-  private onData(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.bufferedBytes += chunk.length;
-    for (;;) {
-      if (this.bufferedBytes < SIZE_PREFIX) return;
-      if (this.chunks[0]!.length < SIZE_PREFIX) this.join();
-      const size = this.chunks[0]!.readInt32BE(0);
-      if (this.bufferedBytes < SIZE_PREFIX + size) return;
-      if (this.chunks[0]!.length < SIZE_PREFIX + size) this.join();
-      const head = this.chunks[0]!;
-      const frame = head.subarray(SIZE_PREFIX, SIZE_PREFIX + size);
-      if (head.length === SIZE_PREFIX + size) this.chunks.shift();
-      else this.chunks[0] = head.subarray(SIZE_PREFIX + size);
-      this.bufferedBytes -= SIZE_PREFIX + size;
-      this.dispatch(frame);
-    }
-  }
-
-  private join(): void {
-    this.chunks = [Buffer.concat(this.chunks, this.bufferedBytes)];
-  }
-
   private dispatch(frame: Buffer): void {
     if (frame.length < 4) return;
     const correlationId = frame.readInt32BE(0);
@@ -271,5 +257,79 @@ export class BrokerConnection {
       p.reject(err);
     }
     this.pending.clear();
+  }
+}
+
+/** Frames larger than this are refused as a broken stream (Kafka's own clients cap at 2 GB too). */
+const MAX_FRAME_BYTES = 0x7fff_ffff;
+const STAGING_BYTES = 64 * 1024;
+const SIZE_PREFIX = 4;
+
+/**
+ * Cuts a connection's bytes into frames (int32 size, then the frame), for net's
+ * `onread`: the socket reads into `target()`, and `read(n)` takes the n bytes it put
+ * there. Small frames arrive in a staging buffer and are copied out; once a frame's
+ * size is known and it did not all arrive, the rest is read straight into the
+ * frame's own buffer, so a Fetch answer of megabytes is never copied on its way in
+ * (with 'data' events, the socket's chunks were allocated and then concatenated).
+ * Frames handed to `onFrame` are the caller's for good.
+ */
+export class FrameReader {
+  onFrame: (frame: Buffer) => void = () => {};
+  onError: (err: Error) => void = () => {};
+  private readonly staging = Buffer.allocUnsafeSlow(STAGING_BYTES);
+  private start = 0;
+  private end = 0;
+  private frame: Buffer | null = null;
+  private filled = 0;
+
+  /** Where the next read goes. */
+  target(): Buffer {
+    if (this.frame !== null) return this.frame.subarray(this.filled);
+    if (this.end === this.staging.length) {
+      // Only a partial size prefix can be left here (anything longer became a frame).
+      this.staging.copy(this.staging, 0, this.start, this.end);
+      this.end -= this.start;
+      this.start = 0;
+    }
+    return this.staging.subarray(this.end);
+  }
+
+  /** The last read put `n` bytes into what target() returned. */
+  read(n: number): void {
+    if (this.frame !== null) {
+      this.filled += n;
+      if (this.filled < this.frame.length) return;
+      const frame = this.frame;
+      this.frame = null;
+      this.filled = 0;
+      this.onFrame(frame);
+      return;
+    }
+    this.end += n;
+    for (;;) {
+      const available = this.end - this.start;
+      if (available < SIZE_PREFIX) break;
+      const size = this.staging.readInt32BE(this.start);
+      if (size < 0 || size > MAX_FRAME_BYTES) {
+        this.start = this.end = 0;
+        this.onError(new Error(`a response frame claims ${size} bytes`));
+        return;
+      }
+      const body = this.start + SIZE_PREFIX;
+      if (available - SIZE_PREFIX < size) {
+        // The rest of this frame is read into the frame itself.
+        const frame = Buffer.allocUnsafeSlow(size);
+        this.filled = this.staging.copy(frame, 0, body, this.end);
+        this.frame = frame;
+        this.start = this.end = 0;
+        return;
+      }
+      const frame = Buffer.allocUnsafe(size);
+      this.staging.copy(frame, 0, body, body + size);
+      this.start = body + size;
+      this.onFrame(frame);
+    }
+    if (this.start === this.end) this.start = this.end = 0;
   }
 }

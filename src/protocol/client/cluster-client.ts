@@ -22,6 +22,8 @@ export interface BrokerAddress {
 export interface TopicMetadata {
   name: string;
   errorCode: number;
+  /** __consumer_offsets, __transaction_state. */
+  internal: boolean;
   partitions: Array<{ partition: number; leader: number; errorCode: number }>;
 }
 
@@ -133,7 +135,12 @@ export class ClusterClient {
         errorCode: p.errorCode as number,
       }));
       for (const p of partitions) this.leaders.set(`${t.name}\u0000${p.partition}`, p.leader);
-      result.push({ name: t.name, errorCode: t.errorCode, partitions });
+      result.push({
+        name: t.name,
+        errorCode: t.errorCode,
+        internal: t.isInternal === true,
+        partitions,
+      });
     }
     return result;
   }

@@ -105,7 +105,7 @@ function client(port: number) {
 
 const PART_BYTES = 1 << 20;
 /** Waits long enough for a loaded machine: these wait on sockets, not on timers. */
-const patiently = { timeout: 10_000 };
+const patiently = { timeout: 30_000 };
 
 /** Part `i` of the answer to request `seed`: 1 MB of a pseudo-random 4099-byte run, repeated. */
 const part = (seed: number, i: number, into: Buffer = Buffer.allocUnsafe(PART_BYTES)): Buffer =>
