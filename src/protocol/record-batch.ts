@@ -261,7 +261,13 @@ export function recordsPayload(buf: Buffer, pos: number): Buffer {
   }
 }
 
-/** Decodes every record of the batch at `pos`; throws CorruptRecordError if malformed. */
+/** The headers of every record without any: one frozen array, not one per record. */
+const NO_HEADERS = Object.freeze([]) as unknown as RecordHeader[];
+
+/**
+ * Decodes every record of the batch at `pos`; throws CorruptRecordError if malformed.
+ * A record without headers shares one frozen empty array: do not push onto it.
+ */
 export function decodeRecords(buf: Buffer, pos: number): Record[] {
   const header = readBatchHeader(buf, pos);
   const reader = new VarReader(recordsPayload(buf, pos), pos);
@@ -276,7 +282,7 @@ export function decodeRecords(buf: Buffer, pos: number): Record[] {
     const value = reader.bytes();
     const headerCount = reader.varint();
     if (headerCount < 0) reader.fail('negative header count');
-    const headers: RecordHeader[] = [];
+    const headers: RecordHeader[] = headerCount === 0 ? NO_HEADERS : [];
     for (let h = 0; h < headerCount; h++) {
       const hk = reader.bytes();
       if (hk === null) reader.fail('null header key');
