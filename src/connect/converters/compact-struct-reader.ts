@@ -30,6 +30,8 @@ interface CompactField {
   limit: number;
   /** Optional without a default: a JSON null reads as null. */
   nullable: boolean;
+  /** String fields: the field's recent short values, so a repeated one is not made again. */
+  strings: StringCache | null;
 }
 
 const INT_LIMIT: Partial<Record<Schema['type'], number>> = {
@@ -93,6 +95,7 @@ export class CompactStructReader {
         nullable:
           f.schema.optional &&
           (f.schema.defaultValue === undefined || f.schema.defaultValue === null),
+        strings: kind === 'string' ? new StringCache() : null,
       });
     }
     return new CompactStructReader(fields);
@@ -150,14 +153,19 @@ export class CompactStructReader {
             if (bytes[p] !== QUOTE) return undefined;
             let q = p + 1;
             let ascii = true;
+            let hash = 0;
             for (; q < end; q++) {
               const c = bytes[q] as number;
               if (c === QUOTE) break;
               if (c === BACKSLASH || c < 0x20) return undefined;
               if (c >= 0x80) ascii = false;
+              hash = (Math.imul(hash, 31) + c) | 0;
             }
             if (q >= end) return undefined;
-            value = bytes.toString(ascii ? 'latin1' : 'utf8', p + 1, q);
+            value =
+              ascii && q - p - 1 <= CACHED_STRING_MAX
+                ? (f.strings as StringCache).get(bytes, p + 1, q, hash)
+                : bytes.toString(ascii ? 'latin1' : 'utf8', p + 1, q);
             next = q + 1;
             break;
           }
@@ -220,6 +228,36 @@ export class CompactStructReader {
     this.numberEnd = q;
     const n = m / (POW10[fractionDigits] as number);
     return negative ? -n : n;
+  }
+}
+
+/** ASCII strings up to this long go through a field's StringCache. */
+const CACHED_STRING_MAX = 24;
+const STRING_SLOTS = 256;
+
+/**
+ * A field's last ASCII strings by hash slot. Enumerations, codes and flags (a CDC
+ * row's status, `__op`) repeat from row to row; reading one from the cache costs a
+ * compare of a few bytes where making it costs a call into the runtime and a string
+ * to collect. A slot holds the last string that hashed there, so unique values only
+ * cost the compare of a miss.
+ */
+class StringCache {
+  private readonly slots: Array<string | null> = new Array<string | null>(STRING_SLOTS).fill(null);
+
+  /** The ASCII string of bytes[start, end), whose hash the caller computed. */
+  get(bytes: Buffer, start: number, end: number, hash: number): string {
+    const slot = hash & (STRING_SLOTS - 1);
+    const cached = this.slots[slot] as string | null;
+    const length = end - start;
+    if (cached !== null && cached.length === length) {
+      let k = 0;
+      while (k < length && cached.charCodeAt(k) === bytes[start + k]) k++;
+      if (k === length) return cached;
+    }
+    const made = bytes.toString('latin1', start, end);
+    this.slots[slot] = made;
+    return made;
   }
 }
 

@@ -77,6 +77,32 @@ describe('CompactStructReader', () => {
     );
   });
 
+  it('gives each row its own strings when values repeat and collide in its string cache', () => {
+    const schema = Schemas.struct([
+      ['code', Schemas.string()],
+      ['label', Schemas.string({ optional: true })],
+    ]);
+    // Short strings of few letters repeat often and share hash slots; long and non-ASCII
+    // ones take the uncached path.
+    const text = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 4 }),
+      fc.string({ unit: fc.constantFrom('x', 'y', 'é'), minLength: 20, maxLength: 30 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(text, fc.option(text, { nil: null })), { maxLength: 60 }),
+        (rows) => {
+          const reader = CompactStructReader.of(schema)!;
+          for (const [code, label] of rows) {
+            const bytes = Buffer.from(JSON.stringify({ code, label }));
+            expect(reader.read(bytes, 0, bytes.length)).toEqual({ code, label });
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('gives what the general path gives for payloads it may meet, or declines', () => {
     const reader = CompactStructReader.of(row) as CompactStructReader;
     const general = new JsonToConnect(10, true);
