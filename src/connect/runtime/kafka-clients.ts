@@ -20,6 +20,7 @@ import kafkajs, {
   type LogEntry,
   logLevel,
 } from 'kafkajs';
+import type { GroupConsumerSettings } from '../../protocol/client/group-consumer.ts';
 import { CompressionCodec, compress, decompress } from '../../protocol/compression.ts';
 import type { Logger } from '../../util/logger.ts';
 import { ConnectException } from '../api/errors.ts';
@@ -198,24 +199,7 @@ export function producerSettings(
 }
 
 /** What the sink tasks' consumer (src/protocol/client/group-consumer.ts) takes from the consumer keys. */
-export interface ConsumerSettings {
-  sessionTimeoutMs: number;
-  heartbeatIntervalMs: number;
-  /** max.poll.interval.ms: how long the coordinator waits for the member in a rebalance. */
-  rebalanceTimeoutMs: number;
-  fetchMaxBytes: number;
-  maxPartitionFetchBytes: number;
-  fetchMinBytes: number;
-  fetchMaxWaitMs: number;
-  /** earliest is Kafka Connect's default for sink consumers. */
-  autoOffsetReset: 'earliest' | 'latest' | 'none';
-  /** isolation.level=read_committed (Kafka's default is read_uncommitted). */
-  readCommitted: boolean;
-  allowAutoTopicCreation: boolean;
-  metadataMaxAgeMs: number;
-  requestTimeoutMs: number;
-  retryBackoffMs: number;
-}
+export type ConsumerSettings = GroupConsumerSettings;
 
 /**
  * The consumer keys, defaulting as Kafka's consumer does (auto.offset.reset as Kafka

@@ -95,12 +95,16 @@ export interface GroupConsumerLogger {
   warn(obj: object | string, msg?: string): void;
 }
 
-export interface GroupConsumerOptions {
+export interface GroupConsumerOptions extends GroupConsumerSettings {
   /** Metadata, leaders and Fetch connections. The consumer forks it for group requests. */
   client: ClusterClient;
   groupId: string;
   subscription: { topics: readonly string[]; regex: RegExp | null };
   logger: GroupConsumerLogger;
+}
+
+/** The settings Kafka's consumer keys give (kafka-clients.ts reads them). */
+export interface GroupConsumerSettings {
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
   /** max.poll.interval.ms: how long the coordinator waits for the member in a rebalance. */
@@ -109,7 +113,9 @@ export interface GroupConsumerOptions {
   maxPartitionFetchBytes: number;
   fetchMinBytes: number;
   fetchMaxWaitMs: number;
+  /** Where a partition without a committed offset starts (none: the consumer fails). */
   autoOffsetReset: 'earliest' | 'latest' | 'none';
+  /** isolation.level=read_committed: records of aborted transactions are dropped. */
   readCommitted: boolean;
   allowAutoTopicCreation: boolean;
   metadataMaxAgeMs: number;
