@@ -96,7 +96,10 @@ export interface GroupConsumerLogger {
 }
 
 export interface GroupConsumerOptions extends GroupConsumerSettings {
-  /** Metadata, leaders and Fetch connections. The consumer forks it for group requests. */
+  /**
+   * Metadata, leaders and Fetch connections; the consumer forks it for group requests
+   * and closes both on stop().
+   */
   client: ClusterClient;
   groupId: string;
   subscription: { topics: readonly string[]; regex: RegExp | null };
