@@ -383,16 +383,13 @@ export class GroupConsumer {
         ? await this.o.client.metadata(null)
         : await this.o.client.metadata([...topics], this.o.allowAutoTopicCreation);
     const found = new Map<string, number>();
-    const missing: string[] = [];
     for (const t of metadata) {
       // exclude.internal.topics=true, as Kafka's consumer (and so Kafka Connect) has it.
       if (regex !== null && (t.internal || !regex.test(t.name))) continue;
       if (t.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED)
         throw new ConsumerFatalError(`not authorized to read topic ${t.name}`);
-      if (t.errorCode !== 0 || t.partitions.length === 0) {
-        missing.push(t.name);
-        continue;
-      }
+      // Not there yet (or being created): reported below when it was asked for by name.
+      if (t.errorCode !== 0 || t.partitions.length === 0) continue;
       found.set(t.name, t.partitions.length);
     }
     const wanted = regex !== null ? [] : topics.filter((t) => !found.has(t));
