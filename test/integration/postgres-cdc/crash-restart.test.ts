@@ -212,15 +212,34 @@ describe('Postgres CDC worker killed with SIGKILL mid-stream', () => {
       expect(parsed[firstRunLength].lsn).toBe(parsed[storedIndex + 1].lsn);
 
       // The slot never passed the stored offset. Postgres re-sends on restart every
-      // transaction whose COMMIT lies after confirmed_flush_lsn, so a confirmed position
-      // is safe while it stays before the commit of the first transaction the stored
-      // offset does not fully cover; that commit comes after its last change, which
-      // is the bound checked (keepalives may confirm into a transaction still being
-      // written, whose changes Postgres has not sent yet: that is allowed).
+      // transaction whose commit record starts at or after confirmed_flush_lsn, so a
+      // confirmed position is safe while it stays at or before the commit of the first
+      // transaction the stored offset does not fully cover.
+      //   - Stored offset inside a transaction: the connector has received it, and
+      //     confirms nothing (not even keepalives) until it is stored whole, so the
+      //     bound is the transaction's last change.
+      //   - Stored offset covering a transaction whole: an idle keepalive may confirm
+      //     into the next one while it is still being written (its changes, even all of
+      //     them, are in the WAL, its commit is not, and Postgres has sent nothing of
+      //     it), so the bound is the next transaction's commit. Commit LSNs come from
+      //     Debezium's source.sequence: [commit LSN of the transaction before, this LSN].
+      const commits = [
+        ...new Set(
+          parsed
+            .map((src) => (JSON.parse(src.sequence) as [string | null, string | null])[0])
+            .filter((c): c is string => c !== null)
+            .map(Number),
+        ),
+      ].sort((a, b) => a - b);
+      expect(commits.length).toBeGreaterThan(txs.size / 2);
+      const commitAfter = (lsn: number) => commits.find((c) => c > lsn) ?? Number.POSITIVE_INFINITY;
       const order = [...txs.entries()].sort((a, b) => a[1].min - b[1].min);
       const nextEnd = new Map<number, number>();
       order.forEach(([txId], i) => {
-        nextEnd.set(txId, i + 1 < order.length ? order[i + 1][1].max : Number.POSITIVE_INFINITY);
+        nextEnd.set(
+          txId,
+          i + 1 < order.length ? commitAfter(order[i + 1][1].max) : Number.POSITIVE_INFINITY,
+        );
       });
       let checked = 0;
       for (const { confirmed, stored } of samples) {
