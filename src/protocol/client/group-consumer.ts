@@ -507,11 +507,16 @@ export class GroupConsumer {
       subscriptions.set(m.memberId as string, topics);
       for (const t of topics) all.add(t);
     }
-    const counts = new Map<string, number>();
-    if (all.size > 0) {
-      for (const t of await this.o.client.metadata([...all])) {
-        if (t.errorCode === 0 && t.partitions.length > 0) counts.set(t.name, t.partitions.length);
+    // Members of a Connect sink group subscribe alike: the counts this member read
+    // just before joining then serve, and only other topics cost a Metadata request.
+    let counts: ReadonlyMap<string, number> = this.seenTopics;
+    const others = [...all].filter((t) => !this.seenTopics.has(t));
+    if (others.length > 0) {
+      const more = new Map(this.seenTopics);
+      for (const t of await this.o.client.metadata(others)) {
+        if (t.errorCode === 0 && t.partitions.length > 0) more.set(t.name, t.partitions.length);
       }
+      counts = more;
     }
     const result = rangeAssign(subscriptions, counts);
     return [...result].map(([memberId, assigned]) => ({
@@ -547,7 +552,10 @@ export class GroupConsumer {
       ApiKey.OffsetFetch,
       {
         groupId: this.o.groupId,
-        topics: [...byTopic].map(([name, ps]) => ({ name, partitionIndexes: ps })),
+        topics: [...byTopic].map(([name, ps]) => ({
+          name,
+          partitionIndexes: ps.map((p) => p.partition),
+        })),
         requireStable: true,
       },
       { version },
@@ -591,8 +599,8 @@ export class GroupConsumer {
         isolationLevel: this.o.readCommitted ? 1 : 0,
         topics: [...groupByTopic(list)].map(([name, ps]) => ({
           name,
-          partitions: ps.map((partitionIndex) => ({
-            partitionIndex,
+          partitions: ps.map((p) => ({
+            partitionIndex: p.partition,
             currentLeaderEpoch: -1,
             timestamp,
           })),
@@ -654,10 +662,10 @@ export class GroupConsumer {
             sessionEpoch: -1,
             topics: [...groupByTopic(list)].map(([topic, ps]) => ({
               topic,
-              partitions: ps.map((partition) => ({
-                partition,
+              partitions: ps.map((p) => ({
+                partition: p.partition,
                 currentLeaderEpoch: -1,
-                fetchOffset: BigInt(this.assigned.get(key(topic, partition))!.position!),
+                fetchOffset: BigInt(requested.get(p)!),
                 logStartOffset: -1n,
                 partitionMaxBytes: this.o.maxPartitionFetchBytes,
               })),
@@ -865,19 +873,21 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function groupByTopic(list: ReadonlyArray<TopicPartition>): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  for (const { topic, partition } of list) {
-    const ps = out.get(topic) ?? [];
-    ps.push(partition);
-    out.set(topic, ps);
+function groupByTopic<T extends TopicPartition>(list: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const tp of list) {
+    const same = out.get(tp.topic) ?? [];
+    same.push(tp);
+    out.set(tp.topic, same);
   }
   return out;
 }
 
 function describe(list: ReadonlyArray<TopicPartition>): string {
   if (list.length === 0) return 'no partitions';
-  return [...groupByTopic(list)].map(([t, ps]) => `${t}-[${ps.join(',')}]`).join(' ');
+  return [...groupByTopic(list)]
+    .map(([t, ps]) => `${t}-[${ps.map((p) => p.partition).join(',')}]`)
+    .join(' ');
 }
 
 function sameCounts(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
