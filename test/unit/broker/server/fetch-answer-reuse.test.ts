@@ -5,7 +5,7 @@
  * for a while, so the broker's writes back up in the kernel and stay pending in
  * libuv while other fetches read.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../../../src/protocol/api-keys.ts';
 import type { Message } from '../../../../src/protocol/codec.ts';
 import {
@@ -13,15 +13,13 @@ import {
   encodeBatch,
   iterateBatches,
 } from '../../../../src/protocol/record-batch.ts';
-import { startTestBroker, type TestBroker } from '../../../helpers/broker.ts';
-import { pseudoRandom, RawClient } from './raw-client.ts';
+import { pseudoRandom, type RawClient, useRawBroker } from './raw-client.ts';
 
 const TOPIC = 'answers';
 const PARTITIONS = 3;
 
-let b: TestBroker;
+const { client } = useRawBroker();
 let producer: RawClient;
-const clients: RawClient[] = [];
 /** The value of every record produced, by partition and offset. */
 const values: Buffer[][] = Array.from({ length: PARTITIONS }, () => []);
 /** Records acknowledged, by partition: fetches start below these. */
@@ -29,7 +27,6 @@ const acked = new Array<number>(PARTITIONS).fill(0);
 let seed = 0;
 
 beforeAll(async () => {
-  b = await startTestBroker();
   producer = await client();
   const res = await producer.request(ApiKey.CreateTopics, 4, {
     topics: [
@@ -48,16 +45,6 @@ beforeAll(async () => {
   // About 4 MB per partition before the first fetch, so fetches of several MB fill up.
   await Promise.all(Array.from({ length: 90 }, (_, i) => produce(i % PARTITIONS)));
 });
-afterAll(async () => {
-  for (const c of clients) c.close();
-  await b?.stop();
-});
-
-async function client(): Promise<RawClient> {
-  const c = await RawClient.connect(b.port);
-  clients.push(c);
-  return c;
-}
 
 /** One batch of 10 records (of 100 B to 27 KB unless said) to `partition`; resolves once acknowledged. */
 async function produce(partition: number, valueBytes?: number): Promise<void> {

@@ -2,7 +2,7 @@
  * The broker reuses request frames (socket-server.ts, util/buffer-pool.ts): these check, end to
  * end, that nothing it keeps from a request is overwritten by the requests after it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiKey } from '../../../../src/protocol/api-keys.ts';
 import type { Message } from '../../../../src/protocol/codec.ts';
 import {
@@ -11,26 +11,10 @@ import {
   encodeBatch,
   iterateBatches,
 } from '../../../../src/protocol/record-batch.ts';
-import { startTestBroker, type TestBroker } from '../../../helpers/broker.ts';
-import { fetchPartition, pseudoRandom, RawClient } from './raw-client.ts';
+import { fetchPartition, pseudoRandom, type RawClient, useRawBroker } from './raw-client.ts';
 
-let b: TestBroker;
-const clients: RawClient[] = [];
-
-beforeAll(async () => {
-  // flush.messages=1: each answer waits for an fsync, so many frames are held at once.
-  b = await startTestBroker({ config: { 'log.flush.interval.messages': 1 } });
-});
-afterAll(async () => {
-  for (const c of clients) c.close();
-  await b?.stop();
-});
-
-async function client(): Promise<RawClient> {
-  const c = await RawClient.connect(b.port);
-  clients.push(c);
-  return c;
-}
+// flush.messages=1: each answer waits for an fsync, so many frames are held at once.
+const { client } = useRawBroker({ config: { 'log.flush.interval.messages': 1 } });
 
 const produceBody = (topic: string, partition: number, records: Buffer, acks: number): Message => ({
   transactionalId: null,

@@ -5,9 +5,42 @@
  */
 
 import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { ApiKey } from '../../../../src/protocol/api-keys.ts';
 import type { Message } from '../../../../src/protocol/codec.ts';
 import { decodeResponse, encodeRequest } from '../../../../src/protocol/framing.ts';
+import {
+  startTestBroker,
+  type TestBroker,
+  type TestBrokerOptions,
+} from '../../../helpers/broker.ts';
+
+/**
+ * One broker for the test file (started before its tests, stopped after them) and
+ * RawClients to it, all closed at the end. Later beforeAll hooks see the broker.
+ */
+export function useRawBroker(options?: TestBrokerOptions): {
+  broker(): TestBroker;
+  client(): Promise<RawClient>;
+} {
+  let b: TestBroker | undefined;
+  const clients: RawClient[] = [];
+  beforeAll(async () => {
+    b = await startTestBroker(options);
+  });
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await b?.stop();
+  });
+  return {
+    broker: () => b as TestBroker,
+    async client() {
+      const c = await RawClient.connect((b as TestBroker).port);
+      clients.push(c);
+      return c;
+    },
+  };
+}
 
 export class RawClient {
   private pending = Buffer.alloc(0);

@@ -1,26 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiKey } from '../../../../src/protocol/api-keys.ts';
 import { ErrorCode } from '../../../../src/protocol/error-codes.ts';
 import { encodeRequest } from '../../../../src/protocol/framing.ts';
-import { startTestBroker, type TestBroker } from '../../../helpers/broker.ts';
-import { RawClient } from './raw-client.ts';
+import { useRawBroker } from './raw-client.ts';
 
-let b: TestBroker;
-const clients: RawClient[] = [];
-
-beforeAll(async () => {
-  b = await startTestBroker();
-});
-afterAll(async () => {
-  for (const c of clients) c.close();
-  await b?.stop();
-});
-
-async function client(): Promise<RawClient> {
-  const c = await RawClient.connect(b.port);
-  clients.push(c);
-  return c;
-}
+const { client } = useRawBroker();
 
 describe('request router', () => {
   it.each([0, 1, 2])(
