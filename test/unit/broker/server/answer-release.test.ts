@@ -59,6 +59,9 @@ async function start(handler: FrameHandler, options: Partial<SocketServerOptions
     handler,
     logger: getLogger('test'),
     answerBufferPool: pool,
+    // No trimming of idle sizes: on a loaded machine a trim could land between the
+    // last release and the reuse this file checks.
+    poolIdleMs: 3_600_000,
     ...options,
   });
   await server.listen();
