@@ -15,9 +15,22 @@
  *   memory     peak RSS (VmHWM) of the worker process, broker thread included
  *   CPU        the worker process's CPU time per row/event over each timed window (all
  *              threads): much steadier than the rates when the machine is shared
+ *   machine    first_touch_rate: how fast a child process gets 1 GiB of memory no
+ *              process has used lately (see "Fresh memory")
  * Topic progress is read as the partition's high watermark: one ListOffsets request
  * every 20 ms on the project's protocol client. (kafkajs's admin, with a Metadata
  * request per poll, took about a tenth of a core from the worker it measured.)
+ * Fresh memory: on this VM a page of guest memory is slow the first time it is used
+ * after the hypervisor took it back (a child filling fresh memory: 420-680 MB/s; `dd`
+ * to a new file: ~520 MB/s, to the same file again: 10 GB/s), and it takes back
+ * freed memory within seconds (virtio-balloon free page reporting: `dd` into a file
+ * freed 10 s earlier is as slow as the first time, into one freed just before 5 GB/s;
+ * DAMON pages idle memory out too). The run writes ~6 GB of topic into new page
+ * cache, so how much of that memory happens to be warm moves the snapshot between
+ * ~120k and ~190k rows/s from run to run: on cold memory the broker thread spent 60%
+ * of the snapshot in those page faults. No warm-up can hold (what it frees is taken
+ * back before the broker writes), so none is done; the CPU-per-row lines show the
+ * code's cost, and first_touch_rate the machine's state.
  * BENCH_SCHEMAS=false runs the converters with schemas.enable=false. BENCH_CPU_PROF=dir
  * runs the worker under `node --cpu-prof` writing its profile into dir.
  * Run: npx tsx bench/cdc/end-to-end.ts          Prints `name: value unit` lines.
@@ -47,6 +60,7 @@ const repo = fileURLToPath(new URL('../..', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'cdc-e2e-bench-'));
 async function main(): Promise<void> {
+  print('cdc.e2e.machine.first_touch_rate', firstTouchRate(1), 'MB/s');
   const cluster = await startPostgres();
   let worker: Worker | null = null;
   try {
@@ -350,6 +364,19 @@ async function currentLsn(sql: pg.Client): Promise<string> {
 
 function seconds(since: number): number {
   return (performance.now() - since) / 1000;
+}
+
+/**
+ * Fills `gib` GiB of fresh memory in a child process that then exits (see "Fresh
+ * memory" above); returns the rate at which it got the memory, in MB/s.
+ */
+function firstTouchRate(gib: number): number {
+  const fill = `const t = performance.now(); const keep = [];
+for (let i = 0; i < ${gib * 4}; i++) { const b = Buffer.allocUnsafeSlow(256 << 20); b.fill(1); keep.push(b); }
+console.log(${gib * 1024} / ((performance.now() - t) / 1000));`;
+  const child = spawnSync(process.execPath, ['-e', fill], { encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`measuring fresh memory failed: ${child.stderr}`);
+  return Number(child.stdout.trim());
 }
 
 function print(name: string, value: number, unit: string): void {
