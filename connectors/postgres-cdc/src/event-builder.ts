@@ -188,6 +188,8 @@ export function changeRecords(
  * The maker of a snapshot's read events (op r) for one table at one position. All
  * its records share one source block and `offset`: records are immutable by
  * convention (connect-record.ts), and sharing leaves a queued row less to keep alive.
+ * The source block is frozen, which lets JsonConverter write its bytes once for all
+ * of them (JsonByteWriter.frozenStruct).
  */
 export function readRecordMaker(
   ctx: EventContext,
@@ -195,7 +197,7 @@ export function readRecordMaker(
   pos: ChangePosition,
   offset: SourceOffset,
 ): (row: Tuple) => SourceRecord {
-  const src = source(ctx, table, pos);
+  const src = Object.freeze(source(ctx, table, pos));
   return (row) => {
     const tsMs = ctx.nowMs();
     const value = envelope(ctx, 'r', null, rowValue(table, row), src, pos, tsMs);

@@ -71,10 +71,40 @@ function fastWrite(s: Schema, i: number): { test: string | null; write: string }
       return { test: 'v instanceof Uint8Array', write: 'o.base64(v);' };
     case 'struct':
       // The nested writer checks the value itself, with the same error as value().
-      return { test: null, write: `F[${i}](w, v);` };
+      // A frozen value of a flat struct may be the one written last (frozenStruct).
+      return flatStruct(s)
+        ? {
+            test: null,
+            write: `if (Object.isFrozen(v)) w.frozenStruct(F[${i}], S[${i}], v);\nelse F[${i}](w, v);`,
+          }
+        : { test: null, write: `F[${i}](w, v);` };
     default:
       return null;
   }
+}
+
+/** Primitive field types: a frozen struct of only these cannot change in any way. */
+const FLAT_TYPES = new Set([
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'float32',
+  'float64',
+  'boolean',
+  'string',
+]);
+
+/**
+ * A struct schema whose fields all hold primitives: no bytes, arrays, maps or structs,
+ * and no logical types (a Date value can change inside a frozen struct).
+ */
+function flatStruct(s: Schema): boolean {
+  return (s.fields ?? []).every(
+    (f) =>
+      FLAT_TYPES.has(f.schema.type) &&
+      (f.schema.name === undefined || !LOGICAL_NAMES.has(f.schema.name)),
+  );
 }
 
 /**

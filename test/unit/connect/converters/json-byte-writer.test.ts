@@ -390,6 +390,56 @@ describe('JsonWriter.toBuffer', () => {
     expect(written[0].buffer).toBe(written[1].buffer);
   });
 
+  it('writes a frozen flat struct shared by many messages exactly, across slabs', () => {
+    const writer = newWriter(OPTIONS[0]);
+    const source = Schemas.struct([
+      ['name', Schemas.string()],
+      ['ts_ms', Schemas.int64()],
+      ['db', Schemas.string({ optional: true })],
+      ['last', Schemas.boolean()],
+    ]);
+    const envelope = Schemas.struct([
+      ['after', Schemas.struct([['n', Schemas.int32()]])],
+      ['source', source],
+    ]);
+    // ~3 MB in all, so the shared block is also written where a message moves slabs.
+    const shared = Object.freeze({ name: 'x€'.repeat(400), ts_ms: 2 ** 40, db: null, last: true });
+    const other = Object.freeze({ ...shared, last: false });
+    const values = Array.from({ length: 3000 }, (_, n) => ({
+      after: { n },
+      source: n % 1000 === 999 ? other : shared,
+    }));
+    const written = values.map((v) => writer.toBuffer(envelope, v, null));
+    written.forEach((bytes, i) => {
+      expect(bytes.toString()).toBe(reference(writer).value(envelope, values[i]));
+    });
+    expect(new Set(written.map((b) => b.buffer)).size).toBeGreaterThan(1);
+  });
+
+  it('writes a frozen struct afresh under another schema, or when it holds a Date', () => {
+    const writer = newWriter(OPTIONS[0]);
+    const narrow = Schemas.struct([['a', Schemas.string()]]);
+    const wide = Schemas.struct([
+      ['a', Schemas.string()],
+      ['b', Schemas.string({ optional: true })],
+    ]);
+    const stamped = Schemas.struct([['at', Schemas.timestamp()]]);
+    const outer = (inner: Schema) => Schemas.struct([['s', inner]]);
+    const value = Object.freeze({ a: 'same' });
+    for (const schema of [narrow, wide, narrow]) {
+      expect(writer.toBuffer(outer(schema), { s: value }, null).toString()).toBe(
+        reference(writer).value(outer(schema), { s: value }),
+      );
+    }
+    // Freezing the struct does not freeze the Date in it.
+    const at = new Date(0);
+    const dated = Object.freeze({ at });
+    const first = writer.toBuffer(outer(stamped), { s: dated }, null).toString();
+    at.setTime(1000);
+    const second = writer.toBuffer(outer(stamped), { s: dated }, null).toString();
+    expect([first, second]).toEqual(['{"s":{"at":0}}', '{"s":{"at":1000}}']);
+  });
+
   it('writes a message larger than a slab', () => {
     const writer = newWriter(OPTIONS[0]);
     const schema = Schemas.array(Schemas.string());
