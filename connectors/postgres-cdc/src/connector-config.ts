@@ -211,20 +211,25 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     doc: 'Add the transaction block to events.',
     group: 'Events',
   }),
+  // Smaller than Debezium's 2048 and 8192: the queue holds JavaScript objects, and the
+  // fewer live while the young generation is collected, the less it costs. Streaming
+  // 100k transactions (bench/cdc): 13.5-13.8 against 14.3-15.5 us of CPU per event,
+  // 10-20 MB less peak RSS, the snapshot no slower. A config that sets max.batch.size
+  // alone gets Debezium's ratio, so Debezium's 2048 gets its 8192.
   define({
     name: 'max.batch.size',
     type: 'int',
-    default: 2048,
+    default: 512,
     validator: atLeast(1),
-    doc: 'Most records returned by one poll.',
+    doc: 'Most records returned by one poll (Debezium: 2048).',
     group: 'Performance',
   }),
-  define({
+  define<number>({
     name: 'max.queue.size',
     type: 'int',
-    default: 8192,
+    default: null,
     validator: atLeast(1),
-    doc: 'Records buffered before reading from Postgres pauses.',
+    doc: 'Records buffered before reading from Postgres pauses; by default 4 x max.batch.size (Debezium: 8192).',
     group: 'Performance',
   }),
   define({
@@ -278,7 +283,8 @@ export function validateCombinations(v: Readonly<Record<string, unknown>>): Conf
       }
     }
   }
-  if ((v['max.queue.size'] as number) <= (v['max.batch.size'] as number)) {
+  const queueSize = v['max.queue.size'] as number | null;
+  if (queueSize !== null && queueSize <= (v['max.batch.size'] as number)) {
     errors.push({
       key: 'max.queue.size',
       value: v['max.queue.size'],
@@ -370,7 +376,7 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     skippedOperations: new Set(l('skipped.operations').filter((o) => o !== 'none')),
     provideTransactionMetadata: v['provide.transaction.metadata'] as boolean,
     maxBatchSize: n('max.batch.size'),
-    maxQueueSize: n('max.queue.size'),
+    maxQueueSize: (v['max.queue.size'] as number | null) ?? 4 * n('max.batch.size'),
     pollIntervalMs: n('poll.interval.ms'),
     statusUpdateIntervalMs: n('status.update.interval.ms'),
   };

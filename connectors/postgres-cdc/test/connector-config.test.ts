@@ -31,11 +31,26 @@ describe('Postgres CDC connector configuration (Debezium keys)', () => {
       decimalHandlingMode: 'precise',
       timePrecisionMode: 'adaptive',
       tombstonesOnDelete: true,
-      maxBatchSize: 2048,
-      maxQueueSize: 8192,
+      maxBatchSize: 512,
+      maxQueueSize: 2048,
     });
     expect([...s.skippedOperations]).toEqual(['t']);
     expect(validateCombinations(parsed.values)).toEqual([]);
+  });
+
+  it("sizes the queue at four batches unless told, so Debezium's max.batch.size gets its queue", () => {
+    const settings = (config: Record<string, string>) => {
+      const parsed = parseConfig(postgresCdcConfigDefs, { ...minimal, ...config });
+      expect(validateCombinations(parsed.values)).toEqual([]);
+      return readSettings(parsed.values);
+    };
+    expect(settings({ 'max.batch.size': '2048' })).toMatchObject({
+      maxBatchSize: 2048,
+      maxQueueSize: 8192,
+    });
+    expect(settings({ 'max.batch.size': '2048', 'max.queue.size': '3000' })).toMatchObject({
+      maxQueueSize: 3000,
+    });
   });
 
   it('names each missing required key and each bad value', () => {
