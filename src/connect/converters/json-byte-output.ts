@@ -52,6 +52,8 @@ const EMPTY = Buffer.alloc(0);
 /** The rest of the last slab, free for the next message (null when an output holds it). */
 let freeSlab: Buffer | null = null;
 let freeFrom = 0;
+/** The use record of freeSlab (kept alongside: one WeakMap lookup less per message). */
+let freeUse: SlabUse | undefined;
 
 /** Per slab: messages handed out and not handed back, and whether writers have left it. */
 interface SlabUse {
@@ -199,6 +201,8 @@ export class JsonByteOutput {
   buf: Buffer = EMPTY;
   pos = 0;
   start = 0;
+  /** slabUse of `buf` (undefined for a slab grown past SLAB_SIZE). */
+  private use: SlabUse | undefined;
 
   /** Whether a message is being written (between begin() and finish() or abandon()). */
   get busy(): boolean {
@@ -209,9 +213,11 @@ export class JsonByteOutput {
   begin(): void {
     if (freeSlab === null) {
       this.buf = newSlab();
+      this.use = slabUse.get(this.buf.buffer);
       this.start = 0;
     } else {
       this.buf = freeSlab;
+      this.use = freeUse;
       this.start = freeFrom;
       freeSlab = null;
     }
@@ -226,8 +232,8 @@ export class JsonByteOutput {
     if (buf.length <= SLAB_SIZE) {
       freeSlab = buf;
       freeFrom = this.pos;
-      const use = slabUse.get(buf.buffer);
-      if (use !== undefined) use.live++;
+      freeUse = this.use;
+      if (this.use !== undefined) this.use.live++;
     }
     this.buf = EMPTY;
     return out;
@@ -238,6 +244,7 @@ export class JsonByteOutput {
     if (this.buf.length <= SLAB_SIZE) {
       freeSlab = this.buf;
       freeFrom = this.start;
+      freeUse = this.use;
     }
     this.buf = EMPTY;
   }
@@ -254,12 +261,13 @@ export class JsonByteOutput {
     this.buf.copy(next, 0, this.start, this.pos);
     // Writers never come back to the slab left: once its messages are handed back it
     // can be reused.
-    const use = slabUse.get(this.buf.buffer);
+    const use = this.use;
     if (use !== undefined) {
       use.left = true;
       if (use.live === 0) reuseSlab(this.buf.buffer);
     }
     this.buf = next;
+    this.use = slabUse.get(next.buffer);
     this.start = 0;
     this.pos = used;
   }
