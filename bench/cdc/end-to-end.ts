@@ -13,8 +13,10 @@
  *   limit      pg_recvlogical decoding the same changes with pgoutput to /dev/null,
  *              from its own slot created before each workload
  *   memory     peak RSS (VmHWM) of the worker process, broker thread included
- *   CPU        the worker process's CPU time per row/event over each timed window (all
- *              threads): much steadier than the rates when the machine is shared
+ *   CPU        the worker process's CPU time per row/event over each timed window, of
+ *              all its threads and of its main thread alone (the connector, converter
+ *              and producer; the broker has a thread of its own): much steadier than
+ *              the rates when the machine is shared
  *   machine    first_touch_rate: how fast a child process gets 1 GiB of memory no
  *              process has used lately (see "Fresh memory")
  * Topic progress is read as the partition's high watermark: one ListOffsets request
@@ -136,11 +138,7 @@ async function main(): Promise<void> {
       SNAPSHOT_ROWS / ((performance.now() - snapStart) / 1000),
       'rows/s',
     );
-    print(
-      'cdc.e2e.snapshot.worker_cpu_per_row',
-      ((worker.cpuMs() - cpu) * 1000) / SNAPSHOT_ROWS,
-      'us',
-    );
+    printCpu('cdc.e2e.snapshot', 'row', cpu, worker.cpuMs(), SNAPSHOT_ROWS);
     await worker.waitForLine(/snapshot done/);
     let expected = SNAPSHOT_ROWS;
 
@@ -154,12 +152,12 @@ async function main(): Promise<void> {
     expected += ROWS;
     await worker.waitForOffset(expected);
     const oneTx = ROWS / seconds(t);
-    const oneTxCpu = ((worker.cpuMs() - cpu) * 1000) / ROWS;
+    const oneTxCpu = worker.cpuMs();
     const recv1 = ROWS / (await recvlogical('recv1', await currentLsn(sql)));
     print(`cdc.e2e.1tx_${ROWS}.worker`, oneTx, 'events/s');
     print(`cdc.e2e.1tx_${ROWS}.pg_recvlogical`, recv1, 'events/s');
     print(`cdc.e2e.1tx_${ROWS}.worker_vs_pg_recvlogical`, (oneTx / recv1) * 100, '%');
-    print(`cdc.e2e.1tx_${ROWS}.worker_cpu_per_event`, oneTxCpu, 'us');
+    printCpu(`cdc.e2e.1tx_${ROWS}`, 'event', cpu, oneTxCpu, ROWS);
 
     // TXNS transactions of 10 rows, as a backlog read by a restarted worker.
     await worker.stop();
@@ -176,12 +174,12 @@ async function main(): Promise<void> {
     expected += TXNS * 10;
     await worker.waitForOffset(expected);
     const manyTx = (TXNS * 10) / ((performance.now() - resumed) / 1000);
-    const manyTxCpu = ((worker.cpuMs() - cpu) * 1000) / (TXNS * 10);
+    const manyTxCpu = worker.cpuMs();
     const recv2 = (TXNS * 10) / (await recvlogical('recv2', end));
     print(`cdc.e2e.${TXNS}tx_10rows.worker`, manyTx, 'events/s');
     print(`cdc.e2e.${TXNS}tx_10rows.pg_recvlogical`, recv2, 'events/s');
     print(`cdc.e2e.${TXNS}tx_10rows.worker_vs_pg_recvlogical`, (manyTx / recv2) * 100, '%');
-    print(`cdc.e2e.${TXNS}tx_10rows.worker_cpu_per_event`, manyTxCpu, 'us');
+    printCpu(`cdc.e2e.${TXNS}tx_10rows`, 'event', cpu, manyTxCpu, TXNS * 10);
     await worker.stop();
     print('cdc.e2e.worker_peak_rss', Math.max(rssFirst, worker.peakRssMb), 'MB');
     worker = null;
@@ -321,12 +319,13 @@ class Worker {
     }
   }
 
-  /** CPU time (user + system, all threads) the worker process has used so far. */
-  cpuMs(): number {
-    const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  /** CPU time (user + system) the worker process has used so far: all threads, and its main thread. */
+  cpuMs(): { all: number; main: number } {
+    const pid = this.child.pid;
+    return {
+      all: statCpuMs(`/proc/${pid}/stat`),
+      main: statCpuMs(`/proc/${pid}/task/${pid}/stat`),
+    };
   }
 
   private sampleRss(): void {
@@ -377,6 +376,29 @@ console.log(${gib * 1024} / ((performance.now() - t) / 1000));`;
   const child = spawnSync(process.execPath, ['-e', fill], { encoding: 'utf8' });
   if (child.status !== 0) throw new Error(`measuring fresh memory failed: ${child.stderr}`);
   return Number(child.stdout.trim());
+}
+
+/** utime + stime of a /proc stat file, in ms (fields 14 and 15; 11 and 12 after the command name). */
+function statCpuMs(path: string): number {
+  const stat = readFileSync(path, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** CPU µs per item since `from`, of the whole worker and of its main thread. */
+function printCpu(
+  prefix: string,
+  unit: string,
+  from: { all: number; main: number },
+  to: { all: number; main: number },
+  items: number,
+): void {
+  print(`${prefix}.worker_cpu_per_${unit}`, ((to.all - from.all) * 1000) / items, 'us');
+  print(
+    `${prefix}.worker_main_thread_cpu_per_${unit}`,
+    ((to.main - from.main) * 1000) / items,
+    'us',
+  );
 }
 
 function print(name: string, value: number, unit: string): void {
