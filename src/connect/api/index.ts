@@ -8,6 +8,7 @@ export * from '../../config/config-def.ts';
 export { type Clock, ManualClock, systemClock } from '../../util/clock.ts';
 /** Runs a plugin module (TypeScript or JavaScript) on a worker thread. */
 export { startThread } from '../../util/thread.ts';
+export * from '../../util/wakeup.ts';
 export * from './connect-record.ts';
 export * from './connector.ts';
 export * from './converter.ts';
@@ -20,4 +21,3 @@ export * from './schema-utils.ts';
 export * from './sink-task.ts';
 export * from './source-task.ts';
 export * from './transformation.ts';
-export * from './wakeup.ts';

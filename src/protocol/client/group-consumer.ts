@@ -36,6 +36,8 @@
  * metadata; errors nothing here can cure (authorization, an unsupported protocol, no
  * offset with auto.offset.reset=none) go to `listener.onFatal` and end the loops.
  */
+
+import { Wakeup } from '../../util/wakeup.ts';
 import { ApiKey } from '../api-keys.ts';
 import type { Message } from '../codec.ts';
 import {
@@ -196,8 +198,10 @@ export class GroupConsumer {
   private nextMetadataCheck = 0;
   private loop: Promise<void> | undefined;
   private heartbeats: Promise<void> | undefined;
-  private wakeMain: (() => void) | undefined;
-  private wakeHeartbeat: (() => void) | undefined;
+  /** Cut the main loop's wait short (resume, seek, rejoin, stop). */
+  private readonly mainWakeup = new Wakeup();
+  /** Cut the heartbeat loop's wait short (joined, stop). */
+  private readonly heartbeatWakeup = new Wakeup();
   private missingWarned = '';
   private stopped = false;
   private stopping: Promise<void> | undefined;
@@ -233,14 +237,14 @@ export class GroupConsumer {
       const s = this.assigned.get(key(tp.topic, tp.partition));
       if (s) s.paused = false;
     }
-    this.wakeMain?.();
+    this.mainWakeup.wake();
   }
 
   /** The next fetch of the partition starts at `offset`; ignored for a partition not assigned. */
   seek(tp: TopicPartition, offset: number): void {
     const s = this.assigned.get(key(tp.topic, tp.partition));
     if (s) s.position = offset;
-    this.wakeMain?.();
+    this.mainWakeup.wake();
   }
 
   /** Commits offsets with the current generation; CommitFailedError when the group rebalanced. */
@@ -248,18 +252,16 @@ export class GroupConsumer {
     offsets: ReadonlyArray<TopicPartition & { offset: number; metadata?: string | null }>,
   ): Promise<void> {
     if (offsets.length === 0) return;
-    const byTopic = new Map<string, Message[]>();
-    for (const t of offsets) {
-      const list = byTopic.get(t.topic) ?? [];
-      list.push({
+    const topics = [...groupByTopic(offsets)].map(([name, list]) => ({
+      name,
+      partitions: list.map((t) => ({
         partitionIndex: t.partition,
         committedOffset: BigInt(t.offset),
         committedLeaderEpoch: -1,
         commitTimestamp: -1n,
         committedMetadata: t.metadata ?? null,
-      });
-      byTopic.set(t.topic, list);
-    }
+      })),
+    }));
     for (let attempt = 1; ; attempt++) {
       if (this.generation === NO_GENERATION)
         throw new CommitFailedError('the member has no generation (it is joining the group)');
@@ -272,7 +274,7 @@ export class GroupConsumer {
           memberId: this.memberId,
           groupInstanceId: null,
           retentionTimeMs: -1n,
-          topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
+          topics,
         });
         for (const t of answer.topics as Message[]) {
           for (const p of t.partitions as Message[]) if (p.errorCode !== 0) code = p.errorCode;
@@ -313,8 +315,8 @@ export class GroupConsumer {
   private async leave(): Promise<void> {
     this.stopped = true;
     this.running = false;
-    this.wakeMain?.();
-    this.wakeHeartbeat?.();
+    this.mainWakeup.wake();
+    this.heartbeatWakeup.wake();
     await Promise.allSettled([this.loop, this.heartbeats]);
     if (this.memberId !== '') {
       try {
@@ -341,7 +343,7 @@ export class GroupConsumer {
   private requestRejoin(): void {
     if (this.rejoinNeeded) return;
     this.rejoinNeeded = true;
-    this.wakeMain?.();
+    this.mainWakeup.wake();
   }
 
   // ---- main loop --------------------------------------------------------------------
@@ -361,7 +363,7 @@ export class GroupConsumer {
         if (!this.running) break;
         if (e instanceof ConsumerFatalError) {
           this.running = false;
-          this.wakeHeartbeat?.();
+          this.heartbeatWakeup.wake();
           this.listener!.onFatal(e);
           break;
         }
@@ -489,7 +491,7 @@ export class GroupConsumer {
     this.held = new Map();
     this.generation = generation;
     this.rejoinNeeded = false;
-    this.wakeHeartbeat?.();
+    this.heartbeatWakeup.wake();
     this.o.logger.info(
       `group ${this.o.groupId} generation ${generation}: assigned ${describe(this.assignment())}`,
     );
@@ -776,15 +778,7 @@ export class GroupConsumer {
 
   private async runHeartbeats(): Promise<void> {
     while (this.running) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, this.o.heartbeatIntervalMs);
-        function done() {
-          clearTimeout(timer);
-          resolve();
-        }
-        this.wakeHeartbeat = done;
-      });
-      this.wakeHeartbeat = undefined;
+      await this.heartbeatWakeup.wait(this.o.heartbeatIntervalMs);
       // Also while a rejoin waits for onRevoking: the session must outlive a slow
       // commit (the coordinator allows the rebalance timeout for it, not the session's).
       if (!this.running || this.generation === NO_GENERATION) continue;
@@ -856,16 +850,7 @@ export class GroupConsumer {
 
   private sleep(ms: number): Promise<void> {
     if (!this.running || ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        if (self.wakeMain === done) self.wakeMain = undefined;
-        resolve();
-      }
-      this.wakeMain = done;
-    });
+    return this.mainWakeup.wait(ms);
   }
 }
 

@@ -1,8 +1,10 @@
 /**
- * An interruptible wait for poll loops: `poll()` may wait for data, but must settle
- * promptly after `stop()` (see source-task.ts). A task waits with `wakeup.wait(ms)`
- * and calls `wakeup.wake()` from stop() or when data arrives; the pending wait then
- * resolves at once. The timer is unref'd so a forgotten wait never holds the process.
+ * An interruptible wait for poll loops: a source task's `poll()` may wait for data, but
+ * must settle promptly after `stop()` (see connect/api/source-task.ts; the connector
+ * API exports this class), and the group consumer's loops wait between fetches and
+ * heartbeats. A loop waits with `wakeup.wait(ms)`; `wakeup.wake()` (from stop(), or
+ * when there is work) resolves the pending wait at once. The timer is unref'd so a
+ * forgotten wait never holds the process.
  */
 export class Wakeup {
   private pending: { resolve: () => void; timer: NodeJS.Timeout } | null = null;
