@@ -119,6 +119,31 @@ export function numberKey(
   return n;
 }
 
+/** A key whose value is one of `allowed` (case-insensitive), else `fallback`. */
+function choiceKey<T extends string>(
+  config: Readonly<Record<string, string>>,
+  key: string,
+  fallback: T,
+  allowed: readonly T[],
+): T {
+  const value = (config[key] ?? fallback).trim().toLowerCase();
+  if (!(allowed as readonly string[]).includes(value)) {
+    const list = `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`;
+    throw new ConnectException(`Invalid value ${value} for configuration ${key}: expected ${list}`);
+  }
+  return value as T;
+}
+
+/** A number key a client inherits from the worker's own key of that name when it does not set it. */
+function inheritedNumberKey(
+  config: Readonly<Record<string, string>>,
+  worker: Readonly<Record<string, unknown>>,
+  key: string,
+  fallback: number,
+): number {
+  return numberKey(config, key, (worker[key] as number | undefined) ?? fallback);
+}
+
 const compressionCodecs: Record<string, CompressionCodec> = {
   none: CompressionCodec.none,
   gzip: CompressionCodec.gzip,
@@ -184,17 +209,9 @@ export function producerSettings(
     maxRequestBytes: numberKey(config, 'max.request.size', 1_048_576),
     bufferMemory: numberKey(config, 'buffer.memory', 33_554_432),
     maxInFlight,
-    requestTimeoutMs: numberKey(
-      config,
-      'request.timeout.ms',
-      (worker['request.timeout.ms'] as number | undefined) ?? 30_000,
-    ),
+    requestTimeoutMs: inheritedNumberKey(config, worker, 'request.timeout.ms', 30_000),
     deliveryTimeoutMs: numberKey(config, 'delivery.timeout.ms', 120_000),
-    retryBackoffMs: numberKey(
-      config,
-      'retry.backoff.ms',
-      (worker['retry.backoff.ms'] as number | undefined) ?? 100,
-    ),
+    retryBackoffMs: inheritedNumberKey(config, worker, 'retry.backoff.ms', 100),
   };
 }
 
@@ -210,24 +227,6 @@ export function consumerSettings(
   config: Readonly<Record<string, string>>,
   worker: Readonly<Record<string, unknown>> = {},
 ): ConsumerSettings {
-  const reset = (config['auto.offset.reset'] ?? 'earliest').trim().toLowerCase();
-  if (reset !== 'earliest' && reset !== 'latest' && reset !== 'none') {
-    throw new ConnectException(
-      `Invalid value ${reset} for configuration auto.offset.reset: expected earliest, latest or none`,
-    );
-  }
-  const isolation = (config['isolation.level'] ?? 'read_uncommitted').trim().toLowerCase();
-  if (isolation !== 'read_uncommitted' && isolation !== 'read_committed') {
-    throw new ConnectException(
-      `Invalid value ${isolation} for configuration isolation.level: expected read_uncommitted or read_committed`,
-    );
-  }
-  const autoCreate = (config['allow.auto.create.topics'] ?? 'true').trim().toLowerCase();
-  if (autoCreate !== 'true' && autoCreate !== 'false') {
-    throw new ConnectException(
-      `Invalid value ${autoCreate} for configuration allow.auto.create.topics: expected true or false`,
-    );
-  }
   const settings: ConsumerSettings = {
     sessionTimeoutMs: numberKey(config, 'session.timeout.ms', 45_000),
     heartbeatIntervalMs: numberKey(config, 'heartbeat.interval.ms', 3_000),
@@ -236,24 +235,21 @@ export function consumerSettings(
     maxPartitionFetchBytes: numberKey(config, 'max.partition.fetch.bytes', 1_048_576),
     fetchMinBytes: numberKey(config, 'fetch.min.bytes', 1),
     fetchMaxWaitMs: numberKey(config, 'fetch.max.wait.ms', 500),
-    autoOffsetReset: reset,
-    readCommitted: isolation === 'read_committed',
-    allowAutoTopicCreation: autoCreate === 'true',
-    metadataMaxAgeMs: numberKey(
-      config,
-      'metadata.max.age.ms',
-      (worker['metadata.max.age.ms'] as number | undefined) ?? 300_000,
-    ),
-    requestTimeoutMs: numberKey(
-      config,
-      'request.timeout.ms',
-      (worker['request.timeout.ms'] as number | undefined) ?? 30_000,
-    ),
-    retryBackoffMs: numberKey(
-      config,
-      'retry.backoff.ms',
-      (worker['retry.backoff.ms'] as number | undefined) ?? 100,
-    ),
+    autoOffsetReset: choiceKey(config, 'auto.offset.reset', 'earliest', [
+      'earliest',
+      'latest',
+      'none',
+    ]),
+    readCommitted:
+      choiceKey(config, 'isolation.level', 'read_uncommitted', [
+        'read_uncommitted',
+        'read_committed',
+      ]) === 'read_committed',
+    allowAutoTopicCreation:
+      choiceKey(config, 'allow.auto.create.topics', 'true', ['true', 'false']) === 'true',
+    metadataMaxAgeMs: inheritedNumberKey(config, worker, 'metadata.max.age.ms', 300_000),
+    requestTimeoutMs: inheritedNumberKey(config, worker, 'request.timeout.ms', 30_000),
+    retryBackoffMs: inheritedNumberKey(config, worker, 'retry.backoff.ms', 100),
   };
   for (const [name, value] of Object.entries(settings)) {
     if (typeof value === 'number' && (!Number.isInteger(value) || value < 0)) {
