@@ -47,6 +47,7 @@ import { ApiKey } from '../../src/protocol/api-keys.ts';
 import { ClusterClient } from '../../src/protocol/client/cluster-client.ts';
 import type { Message } from '../../src/protocol/codec.ts';
 import { startPostgres } from '../../test/helpers/postgres.ts';
+import { statCpuMs } from '../proc-cpu.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const TXNS = Number(process.env.BENCH_TXNS ?? 100_000);
@@ -56,8 +57,6 @@ const CPU_PROF = process.env.BENCH_CPU_PROF;
 const RECVLOGICAL = process.env.PG_RECVLOGICAL ?? '/usr/bin/pg_recvlogical';
 const PSQL = process.env.PSQL ?? '/usr/bin/psql';
 const TOPIC = 'bench.public.small';
-/** USER_HZ, the unit of /proc/<pid>/stat times (100 on Linux). */
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim() || 100);
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'cdc-e2e-bench-'));
@@ -376,13 +375,6 @@ console.log(${gib * 1024} / ((performance.now() - t) / 1000));`;
   const child = spawnSync(process.execPath, ['-e', fill], { encoding: 'utf8' });
   if (child.status !== 0) throw new Error(`measuring fresh memory failed: ${child.stderr}`);
   return Number(child.stdout.trim());
-}
-
-/** utime + stime of a /proc stat file, in ms (fields 14 and 15; 11 and 12 after the command name). */
-function statCpuMs(path: string): number {
-  const stat = readFileSync(path, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 /** CPU µs per item since `from`, of the whole worker and of its main thread. */

@@ -52,6 +52,7 @@ import { standaloneWorkerDefs, workerPassthroughPrefixes } from '../../src/confi
 import { JsonConverter } from '../../src/connect/converters/json-converter.ts';
 import { startStandaloneWorker } from '../../src/connect/runtime/standalone-worker.ts';
 import { startS3 } from '../../test/helpers/s3.ts';
+import { statCpuMs } from '../proc-cpu.ts';
 
 const ROWS = Number(process.argv[2] ?? process.env.BENCH_ROWS ?? 300_000);
 const FLUSH_SIZE = 100_000;
@@ -62,8 +63,6 @@ const RUNS = new Set((process.env.BENCH_RUNS ?? 'local,s3,schemaless').split(','
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 /** Print each thread's CPU time over a sink run (BENCH_THREADS=1). */
 const THREADS = process.env.BENCH_THREADS === '1';
-/** Linux's USER_HZ, the unit of /proc/<pid>/task/<tid>/stat times. */
-const CLOCK_TICKS = 100;
 const STATUSES = ['NEW', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'];
 const T0 = Date.UTC(2026, 10, 1);
 
@@ -236,12 +235,9 @@ function threadCpuMs(): Map<number, { name: string; ms: number }> {
   if (!existsSync(tasks)) return out;
   for (const tid of readdirSync(tasks)) {
     try {
-      const stat = readFileSync(`${tasks}/${tid}/stat`, 'utf8');
-      // Fields after the parenthesised name: utime and stime are the 12th and 13th.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(fields[11]) + Number(fields[12]);
+      const ms = statCpuMs(`${tasks}/${tid}/stat`);
       const name = readFileSync(`${tasks}/${tid}/comm`, 'utf8').trim();
-      out.set(Number(tid), { name, ms: (ticks * 1000) / CLOCK_TICKS });
+      out.set(Number(tid), { name, ms });
     } catch {
       // The thread ended meanwhile.
     }
