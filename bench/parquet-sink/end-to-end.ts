@@ -55,7 +55,13 @@ import { startS3 } from '../../test/helpers/s3.ts';
 import { statCpuMs } from '../proc-cpu.ts';
 
 const ROWS = Number(process.argv[2] ?? process.env.BENCH_ROWS ?? 300_000);
+/** Rows per file: only whole files are committed, so ROWS must be a multiple of it. */
 const FLUSH_SIZE = 100_000;
+if (!Number.isInteger(ROWS) || ROWS <= 0 || ROWS % FLUSH_SIZE !== 0) {
+  throw new Error(
+    `rows must be a positive multiple of flush.size ${FLUSH_SIZE} (the sink commits whole files only), not ${ROWS}`,
+  );
+}
 const TOPIC = 'shop.public.orders';
 /** The same rows without the schema envelope (schemas.enable=false, inferred schema). */
 const SCHEMALESS_TOPIC = 'orders-schemaless';
@@ -166,7 +172,7 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60
 }
 
 /**
- * Runs one sink connector over the topic: ms from a Stable group to the last commit,
+ * Runs one sink connector over the topic: ms from resuming it to the last commit,
  * and the CPU time the process (every thread: broker, worker, encoder) spent meanwhile,
  * which varies less than the rate when other work shares the machine.
  */
