@@ -4,9 +4,11 @@
  * Data path: a GroupConsumer (src/protocol/client/group-consumer.ts) in group
  * `connect-<connector>` on the connector's `topics` or `topics.regex` -> per fetched
  * batch, in chunks of at most `max.poll.records`: key, value and header converters ->
- * transforms -> task.put. One batch is fetched ahead: the consumer's batch callback
- * returns once the previous batch is delivered, so the next Fetch is out while this
- * batch is converted and put.
+ * transforms -> task.put. The consumer's batch callback returns once the previous
+ * batch is delivered, so the next Fetch overlaps whatever of this batch's delivery is
+ * asynchronous (a put that waits on I/O); the synchronous part (conversion, a put that
+ * only buffers) runs in the microtasks before the callback returns, so before that
+ * Fetch is sent.
  * A batch fetched before a seek (context.offset, a rebalance) is dropped, by a
  * per-partition seek count it carries. A RetriableException from put redelivers the
  * same records after context.timeout(ms) (or a default back-off); other errors fail
@@ -270,8 +272,9 @@ export class WorkerSinkTask {
   /**
    * The consumer's batch callback. It hands the batch over and returns once the batch
    * before it is delivered, not this one: the consumer sends the next Fetch only when
-   * this returns, so the Fetch's round trip to the broker overlaps this batch's
-   * delivery (the Java consumer prefetches the same way), while at most one batch waits.
+   * this returns, so the Fetch's round trip overlaps the asynchronous part of this
+   * batch's delivery, while at most one batch waits. (Conversion and a put that
+   * completes synchronously run in the microtasks queued before this returns.)
    */
   private async onBatch(batch: FetchedBatch): Promise<void> {
     if (this.failed !== undefined || this.stopping) return;
