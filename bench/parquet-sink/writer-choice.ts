@@ -159,7 +159,7 @@ function sinkWrite(rows: Row[], codec: 'snappy' | 'zstd'): number {
   const buffer = new RowBuffer(mapped);
   for (const r of rows) buffer.append(r);
   // columns() hands the buffered arrays over; the buffer is dropped with them.
-  return encodeParquet(mapped, buffer.columns(), { codec, kv: [] }).byteLength;
+  return encodeParquet(mapped, buffer.take(), { codec, kv: [] }).byteLength;
 }
 
 async function duckdbWrite(dir: string, ndjson: string, codec: string): Promise<number> {

@@ -31,3 +31,8 @@ export function codecName(codec: ParquetCodec): ParquetCodecName {
 export function compressorsFor(codec: ParquetCodecName): Partial<Record<string, Compressor>> {
   return codec === 'UNCOMPRESSED' ? {} : { [codec]: compressors[codec] };
 }
+
+/** The compressor of a codec, or undefined for UNCOMPRESSED. */
+export function compressorFor(codec: ParquetCodecName): Compressor | undefined {
+  return codec === 'UNCOMPRESSED' ? undefined : compressors[codec];
+}

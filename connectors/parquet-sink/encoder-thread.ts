@@ -4,11 +4,11 @@
  * the machine's other core while the task's thread goes on consuming.
  *
  * Protocol: the thread first says `{ ready }` once its modules are loaded. The task
- * posts an EncodeRequest (schema elements, column names, the column arrays, codec and
- * footer metadata: structured-cloned, which for arrays of numbers and short strings
- * costs a few percent of encoding them) and gets a reply with the same id: the file's
- * bytes, their buffer transferred, or the error message. Replies come in request
- * order.
+ * posts an EncodeRequest (schema elements, column names, the buffered columns, codec
+ * and footer metadata) and gets a reply with the same id: the file's bytes, their
+ * buffer transferred, or the error message. Replies come in request order. Flat
+ * columns' typed arrays are transferred, not copied (the buffer is done with them);
+ * columns of JS values are structured-cloned.
  *
  * Lifecycle: the thread starts on the first encode() (or prepare()) and is unref'd
  * while no job waits, so an idle encoder never keeps the process alive. If the thread
@@ -19,12 +19,13 @@ import type { Worker } from 'node:worker_threads';
 import type { SchemaElement } from 'hyparquet-writer';
 import { startThread } from '../../src/connect/api/index.ts';
 import type { EncodedSchema, EncodeOptions } from './parquet-encoder.ts';
+import type { BufferedColumns } from './row-buffer.ts';
 
 export interface EncodeRequest {
   id: number;
   elements: SchemaElement[];
   names: string[];
-  columns: unknown[][];
+  columns: BufferedColumns;
   options: EncodeOptions;
 }
 
@@ -54,7 +55,11 @@ export class EncoderThread {
     this.worker ??= this.start();
   }
 
-  encode(schema: EncodedSchema, columns: unknown[][], options: EncodeOptions): Promise<Uint8Array> {
+  encode(
+    schema: EncodedSchema,
+    columns: BufferedColumns,
+    options: EncodeOptions,
+  ): Promise<Uint8Array> {
     const worker = this.worker ?? this.start();
     this.worker = worker;
     const id = this.nextId++;
@@ -67,7 +72,7 @@ export class EncoderThread {
         options,
       };
       try {
-        worker.postMessage(request);
+        worker.postMessage(request, transferList(columns));
       } catch (e) {
         reject(e as Error); // a value that cannot be cloned
         return;
@@ -121,4 +126,27 @@ export class EncoderThread {
     this.jobs.clear();
     for (const job of jobs) job.reject(error);
   }
+}
+
+/** The distinct buffers under a flat buffer's typed arrays (none for JS values). */
+function transferList(columns: BufferedColumns): ArrayBuffer[] {
+  if (columns.layout !== 'flat') return [];
+  const buffers = new Set<ArrayBuffer>();
+  const add = (a: ArrayBufferView | undefined) => {
+    if (a !== undefined) buffers.add(a.buffer as ArrayBuffer);
+  };
+  for (const c of columns.columns) {
+    add(c.nulls);
+    if (c.kind === 'dictionary') {
+      add(c.indices);
+      add(c.dictionary.data);
+      add(c.dictionary.offsets);
+    } else if (c.kind === 'plain') {
+      add(c.strings.data);
+      add(c.strings.offsets);
+    } else {
+      add(c.values);
+    }
+  }
+  return [...buffers];
 }

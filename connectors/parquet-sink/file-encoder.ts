@@ -15,6 +15,7 @@
  */
 import { EncoderThread } from './encoder-thread.ts';
 import { type EncodedSchema, type EncodeOptions, encodeParquet } from './parquet-encoder.ts';
+import type { BufferedColumns } from './row-buffer.ts';
 
 /**
  * Files whose buffered rows are estimated below this are encoded inline: about 8,000
@@ -37,7 +38,7 @@ export class FileEncoder {
 
   encode(
     schema: EncodedSchema,
-    columns: unknown[][],
+    columns: BufferedColumns,
     estimatedBytes: number,
     options: EncodeOptions,
   ): Promise<Uint8Array> {

@@ -1,7 +1,9 @@
 /**
  * Buffered columns -> the bytes of one Parquet file. Pure and synchronous: it runs on
  * the task's thread for small files and on the encoder thread for large ones
- * (file-encoder.ts), with the same result.
+ * (file-encoder.ts), with the same result. A flat buffer (every column primitive)
+ * is written by flat-parquet-encoder.ts, a nested one by hyparquet-writer; which one
+ * depends only on the schema.
  *
  * Determinism: the same schema, rows, codec and metadata give the same bytes. The
  * footer holds no wall-clock time and a fixed `created_by`; compressors are
@@ -9,10 +11,12 @@
  * object with identical content.
  *
  * Row groups of 122,880 rows (DuckDB's default) keep files comparable in size with
- * DuckDB's and let readers skip by statistics; pages are hyparquet's 1 MiB default.
+ * DuckDB's and let readers skip by statistics; pages hold about 1 MiB (both encoders).
  */
 import { ByteWriter, type ColumnSource, parquetWrite } from 'hyparquet-writer';
 import { codecName, compressorsFor, type ParquetCodec } from './codecs.ts';
+import { encodeFlatParquet } from './flat-parquet-encoder.ts';
+import type { BufferedColumns } from './row-buffer.ts';
 import type { ParquetSchema } from './schema-mapping.ts';
 
 export const CREATED_BY = 'connect-ts parquet-sink';
@@ -31,9 +35,19 @@ export type EncodedSchema = Pick<ParquetSchema, 'elements'> & {
 
 export function encodeParquet(
   schema: EncodedSchema,
-  columns: unknown[][],
+  buffered: BufferedColumns,
   options: EncodeOptions,
 ): Uint8Array {
+  if (buffered.layout === 'flat') {
+    return encodeFlatParquet(
+      schema.elements,
+      buffered.columns,
+      ROW_GROUP_ROWS,
+      options,
+      CREATED_BY,
+    );
+  }
+  const columns = buffered.columns;
   const codec = codecName(options.codec);
   const writer = new ByteWriter();
   const columnData: ColumnSource[] = schema.columns.map((c, i) => ({

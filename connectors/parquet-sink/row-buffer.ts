@@ -1,38 +1,81 @@
 /**
  * Rows buffered as columns until a file is written.
  *
- * hyparquet-writer encodes from column arrays, so rows are transposed as they
- * arrive (one push per column, values already converted for the encoder) rather
- * than kept as objects and transposed at flush: that keeps the per-file peak to one
- * copy of the data, and the memory estimate honest.
- *
- * The byte estimate samples one row in SAMPLE_EVERY and multiplies: walking every
- * value would cost as much as encoding it, and the cap it feeds (a per-task memory
- * budget) only needs to be right within tens of percent.
+ * Rows are transposed as they arrive (one append per column) rather than kept as
+ * objects and transposed at flush: that keeps the per-file peak to one copy of the
+ * data, and the memory estimate honest. Two layouts:
+ *   - flat: every column is primitive (every CDC row after ExtractNewRecordState).
+ *     Each column is a typed-array builder (flat-columns.ts), rows are appended by a
+ *     function compiled for the schema (a property read per column at its own site,
+ *     where one loop over names would be a slow lookup by key), the byte count is
+ *     exact, and flat-parquet-encoder.ts writes the file.
+ *   - values: a nested column (struct, array, map) or a Decimal. Columns are JS
+ *     arrays of values converted for hyparquet-writer, and the byte estimate samples
+ *     one row in SAMPLE_EVERY: walking every value would cost as much as encoding it,
+ *     and the cap it feeds (a per-task memory budget) only needs to be right within
+ *     tens of percent.
+ * A schema that evolves from flat to nested (schema-evolution.ts) turns the buffered
+ * flat columns into values.
  */
+import {
+  type ColumnBuilder,
+  type FlatColumnData,
+  flatKind,
+  newBuilder,
+  RowError,
+} from './flat-columns.ts';
 import type { ParquetSchema } from './schema-mapping.ts';
+
+export { RowError };
 
 /** One row in 64 is measured; CDC rows of a table are alike, so this is enough. */
 const SAMPLE_EVERY = 64;
 /** What a JS value costs beyond its payload (array slot, boxing): a rough constant. */
 const VALUE_OVERHEAD = 8;
 
+/** What a buffer hands to the encoder (parquet-encoder.ts). */
+export type BufferedColumns =
+  | { layout: 'flat'; columns: FlatColumnData[] }
+  | { layout: 'values'; columns: unknown[][] };
+
+type FlatAppend = (value: unknown, extras: readonly unknown[], columns: ColumnBuilder[]) => void;
+
 export class RowBuffer {
-  private readonly data: unknown[][];
+  /** Flat layout: a builder per column; undefined in the values layout. */
+  private builders: ColumnBuilder[] | undefined;
+  private appendFlat: FlatAppend | undefined;
+  /** Values layout: a JS array per column. */
+  private data: unknown[][] = [];
   private count = 0;
   private sampledBytes = 0;
   private sampledRows = 0;
 
   constructor(readonly schema: ParquetSchema) {
-    this.data = schema.columns.map(() => []);
+    if (isFlat(schema)) {
+      this.builders = schema.columns.map((c) =>
+        newBuilder(
+          flatKind(c.schema) as NonNullable<ReturnType<typeof flatKind>>,
+          c.name,
+          c.optional,
+        ),
+      );
+      this.appendFlat = compileAppend(schema);
+    } else {
+      this.data = schema.columns.map(() => []);
+    }
   }
 
   get rows(): number {
     return this.count;
   }
 
-  /** Approximate heap bytes held by the buffered values. */
+  /** Heap bytes held by the buffered values: exact when flat, estimated otherwise. */
   get estimatedBytes(): number {
+    if (this.builders !== undefined) {
+      let bytes = 0;
+      for (const b of this.builders) bytes += b.bytes;
+      return bytes;
+    }
     if (this.sampledRows === 0) return 0;
     return Math.round((this.sampledBytes / this.sampledRows) * this.count);
   }
@@ -43,6 +86,72 @@ export class RowBuffer {
    * (Kafka key, headers) in the order the schema declares them.
    */
   append(value: unknown, extras: readonly unknown[] = []): void {
+    const builders = this.builders;
+    if (builders !== undefined) {
+      try {
+        (this.appendFlat as FlatAppend)(value, extras, builders);
+      } catch (e) {
+        for (const b of builders) if (b.rows > this.count) b.truncate(this.count);
+        throw e;
+      }
+      this.count++;
+      return;
+    }
+    this.appendValues(value, extras);
+  }
+
+  /**
+   * The same rows under a grown schema (schema-evolution.ts): columns keep their
+   * data by name, new columns start with a null per buffered row.
+   */
+  withSchema(schema: ParquetSchema): RowBuffer {
+    const next = new RowBuffer(schema);
+    next.count = this.count;
+    if (next.builders !== undefined && this.builders !== undefined) {
+      const byName = new Map(this.builders.map((b) => [b.name, b]));
+      next.builders = schema.columns.map((c, i) => {
+        const kept = byName.get(c.name);
+        if (kept !== undefined) {
+          kept.optional = c.optional;
+          return kept;
+        }
+        const fresh = (next.builders as ColumnBuilder[])[i] as ColumnBuilder;
+        for (let r = 0; r < this.count; r++) fresh.appendNull();
+        return fresh;
+      });
+      return next;
+    }
+    // To (or within) the values layout.
+    const byName = new Map<string, unknown[]>();
+    if (this.builders !== undefined) {
+      this.schema.columns.forEach((c, i) => {
+        const values = (this.builders as ColumnBuilder[])[i]?.values() ?? [];
+        const convert = c.convert;
+        byName.set(c.name, convert ? values.map((v) => (v === null ? v : convert(v))) : values);
+      });
+    } else {
+      for (const [i, c] of this.schema.columns.entries()) {
+        byName.set(c.name, this.data[i] as unknown[]);
+      }
+    }
+    next.data = schema.columns.map(
+      (c) => byName.get(c.name) ?? new Array<unknown>(this.count).fill(null),
+    );
+    const bytes = this.estimatedBytes;
+    next.sampledRows = this.builders !== undefined ? this.count : this.sampledRows;
+    next.sampledBytes = this.builders !== undefined ? bytes : this.sampledBytes;
+    return next;
+  }
+
+  /** The buffered columns, in schema order, handed to the encoder for good. */
+  take(): BufferedColumns {
+    if (this.builders !== undefined) {
+      return { layout: 'flat', columns: this.builders.map((b) => b.take()) };
+    }
+    return { layout: 'values', columns: this.data };
+  }
+
+  private appendValues(value: unknown, extras: readonly unknown[]): void {
     const columns = this.schema.columns;
     const valueColumns = columns.length - extras.length;
     const isStruct = this.schema.valueSchema.type === 'struct';
@@ -79,35 +188,36 @@ export class RowBuffer {
     this.count++;
   }
 
-  /**
-   * The same rows under a grown schema (schema-evolution.ts): columns keep their
-   * arrays by name, new columns start with a null per buffered row.
-   */
-  withSchema(schema: ParquetSchema): RowBuffer {
-    const next = new RowBuffer(schema);
-    const byName = new Map(this.schema.columns.map((c, i) => [c.name, this.data[i] as unknown[]]));
-    schema.columns.forEach((c, i) => {
-      next.data[i] = byName.get(c.name) ?? new Array<unknown>(this.count).fill(null);
-    });
-    next.count = this.count;
-    next.sampledBytes = this.sampledBytes;
-    next.sampledRows = this.sampledRows;
-    return next;
-  }
-
   /** Undo a half-appended row so the columns keep equal lengths. */
   private rollback(columnsPushed: number): void {
     for (let j = 0; j < columnsPushed; j++) (this.data[j] as unknown[]).pop();
   }
-
-  /** The buffered columns, in schema order, for the encoder. */
-  columns(): unknown[][] {
-    return this.data;
-  }
 }
 
-export class RowError extends Error {
-  readonly kind = 'row';
+/** Whether every column of the schema has a flat builder. */
+function isFlat(schema: ParquetSchema): boolean {
+  return schema.columns.every((c) => flatKind(c.schema) !== undefined);
+}
+
+/**
+ * The row appender of a flat schema: for each column, read its value (the struct's
+ * field, the whole value of a non-struct schema, or an extra), then append it or a
+ * null. Names are JSON string literals in the generated code.
+ */
+function compileAppend(schema: ParquetSchema): FlatAppend {
+  const columns = schema.columns;
+  const isStruct = schema.valueSchema.type === 'struct';
+  const valueColumns = isStruct ? (schema.valueSchema.fields ?? []).length : 1;
+  const lines = columns.map((c, i) => {
+    const read =
+      i >= valueColumns
+        ? `x[${i - valueColumns}]`
+        : isStruct
+          ? `o == null ? null : o[${JSON.stringify(c.name)}]`
+          : 'o';
+    return `v = ${read};\nif (v == null) c[${i}].appendNull(); else c[${i}].append(v);`;
+  });
+  return new Function('o', 'x', 'c', `"use strict";\nlet v;\n${lines.join('\n')}`) as FlatAppend;
 }
 
 function estimateValue(v: unknown): number {

@@ -319,7 +319,7 @@ export class TopicPartitionWriter {
         const estimate = f.buffer.estimatedBytes;
         const file: ClosedFile = {
           key: objectKey(this.s.topicsDir, this.topic, f.encodedPartition, name),
-          encoded: this.encoder.encode(f.buffer.schema, f.buffer.columns(), estimate, {
+          encoded: this.encoder.encode(f.buffer.schema, f.buffer.take(), estimate, {
             codec: this.s.codec,
             kv,
           }),

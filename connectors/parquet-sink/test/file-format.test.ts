@@ -37,7 +37,7 @@ describe('Parquet footer', () => {
     const mapped = toParquetSchema(Schemas.struct([['a', Schemas.string()]]));
     const buffer = new RowBuffer(mapped);
     for (let i = 0; i < 5; i++) buffer.append({ a: `v${i}` });
-    const bytes = encodeParquet(mapped, buffer.columns(), {
+    const bytes = encodeParquet(mapped, buffer.take(), {
       codec: 'zstd',
       kv: [
         { key: 'connect.group.end', value: '99' },
@@ -64,7 +64,7 @@ describe('Parquet footer', () => {
     const make = () => {
       const buffer = new RowBuffer(mapped);
       for (let i = 0; i < 1000; i++) buffer.append({ a: i, b: i / 3 });
-      return encodeParquet(mapped, buffer.columns(), { codec: 'gzip', kv: [] });
+      return encodeParquet(mapped, buffer.take(), { codec: 'gzip', kv: [] });
     };
     expect(Buffer.from(make()).equals(Buffer.from(make()))).toBe(true);
   });

@@ -20,7 +20,7 @@ function writeFile(schema: Parameters<typeof toParquetSchema>[0], values: unknow
   const buffer = new RowBuffer(mapped);
   for (const v of values) buffer.append(v);
   const path = join(dir, 'f.parquet');
-  writeFileSync(path, encodeParquet(mapped, buffer.columns(), { codec: 'snappy', kv: [] }));
+  writeFileSync(path, encodeParquet(mapped, buffer.take(), { codec: 'snappy', kv: [] }));
   return path;
 }
 
@@ -170,6 +170,10 @@ describe('Connect schema to Parquet mapping', () => {
     const buffer = new RowBuffer(mapped);
     buffer.append({ a: 1, b: 'x' });
     expect(() => buffer.append({ a: 2 })).toThrow(/column 'b' is required/);
-    expect(buffer.columns()).toEqual([[1], ['x']]);
+    expect(buffer.rows).toBe(1);
+    const taken = buffer.take();
+    if (taken.layout !== 'flat') throw new Error('a flat schema buffers flat columns');
+    expect(taken.columns.map((c) => c.rows)).toEqual([1, 1]);
+    expect(taken.columns[0]).toMatchObject({ kind: 'int32', values: new Int32Array([1]) });
   });
 });

@@ -421,14 +421,29 @@ describe('Parquet sink writer uploads in the background', () => {
     expect(w.writer(tp())?.written).toHaveLength(2);
   });
 
-  it('reports an encoding error from the encoder thread as the upload failure, naming its cause', async () => {
+  it('refuses an int64 out of range at put, naming the record and the column', async () => {
     const schema = Schemas.struct([['n', Schemas.int64()]]);
+    const w = await sink({ flushSize: 2 }, localStore());
+    await w.open([tp()]);
+    await expect(
+      w.put([sinkRecord(ORDERS, 0, 0, { n: 2n ** 64n }, { valueSchema: schema })]),
+    ).rejects.toMatchObject({
+      name: 'DataException',
+      message: expect.stringMatching(
+        /@0 does not fit .*column 'n': .* out of the 64-bit integer range/,
+      ),
+    });
+  });
+
+  it('reports an encoding error from the encoder thread as the upload failure, naming its cause', async () => {
+    // Nested columns are checked only by hyparquet-writer, as it encodes.
+    const schema = Schemas.struct([['s', Schemas.struct([['n', Schemas.int64()]])]]);
     const w = await sink({ flushSize: 2 }, localStore(), new ManualClock(T0), {
       encoder: 'thread',
     });
     await w.open([tp()]);
     await w.put(
-      [0, 1].map((o) => sinkRecord(ORDERS, 0, o, { n: 2n ** 64n }, { valueSchema: schema })),
+      [0, 1].map((o) => sinkRecord(ORDERS, 0, o, { s: { n: 2n ** 64n } }, { valueSchema: schema })),
     );
     await expect(w.flushed()).rejects.toThrow(/Parquet encoding failed: .*out of range/);
     expect(w.committableOffsets()).toEqual([]);

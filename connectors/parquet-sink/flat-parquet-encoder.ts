@@ -1,0 +1,693 @@
+/**
+ * Parquet files from flat columns (flat-columns.ts): the sink's encoder for rows whose
+ * columns are all primitive, which is every CDC row after ExtractNewRecordState.
+ * Nested schemas go to hyparquet-writer instead (parquet-encoder.ts).
+ *
+ * Why a second encoder: hyparquet-writer takes JS values (a number or BigInt per
+ * value, strings it dictionary-encodes again) and was, after JSON decoding, the
+ * sink's largest CPU cost. This one reads typed arrays and writes bytes:
+ *   - INT32, INT64, FLOAT, DOUBLE: PLAIN, copied straight from the typed array when no
+ *     row is null;
+ *   - BOOLEAN: PLAIN (bit-packed);
+ *   - strings the buffer kept as a dictionary: a PLAIN dictionary page per column
+ *     chunk (the entries that row group uses, in order of first use) and
+ *     RLE_DICTIONARY data pages; other byte arrays: PLAIN;
+ *   - definition levels for OPTIONAL columns: RLE/bit-packed hybrid, width 1.
+ * Data pages are version 1 (what parquet-mr, Arrow and DuckDB write by default, so
+ * every reader takes them) and hold at most about PAGE_BYTES before compression.
+ * Column chunks carry statistics (null count, min and max; byte strings longer than
+ * MAX_STAT_BYTES get no min/max rather than a truncated one) and the footer the
+ * type-defined column order, so readers trust min_value/max_value.
+ *
+ * Deterministic like the other encoder: the same columns, schema, codec and metadata
+ * give the same bytes.
+ */
+import type { SchemaElement } from 'hyparquet-writer';
+import { codecName, compressorFor } from './codecs.ts';
+import type { ByteStrings, FlatColumnData } from './flat-columns.ts';
+import type { EncodeOptions } from './parquet-encoder.ts';
+import { ThriftWriter, TType } from './thrift-compact.ts';
+
+export const PAGE_BYTES = 1024 * 1024;
+/** Longer byte-string min/max are left out of the statistics. */
+export const MAX_STAT_BYTES = 64;
+
+const MAGIC = new TextEncoder().encode('PAR1');
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+const PARQUET_TYPES = ['BOOLEAN', 'INT32', 'INT64', 'INT96', 'FLOAT', 'DOUBLE', 'BYTE_ARRAY'];
+const REPETITIONS = ['REQUIRED', 'OPTIONAL', 'REPEATED'];
+const CONVERTED_TYPES = [
+  'UTF8',
+  'MAP',
+  'MAP_KEY_VALUE',
+  'LIST',
+  'ENUM',
+  'DECIMAL',
+  'DATE',
+  'TIME_MILLIS',
+  'TIME_MICROS',
+  'TIMESTAMP_MILLIS',
+  'TIMESTAMP_MICROS',
+  'UINT_8',
+  'UINT_16',
+  'UINT_32',
+  'UINT_64',
+  'INT_8',
+  'INT_16',
+  'INT_32',
+  'INT_64',
+  'JSON',
+  'BSON',
+  'INTERVAL',
+];
+const CODECS = { UNCOMPRESSED: 0, SNAPPY: 1, GZIP: 2, ZSTD: 6 } as const;
+const TIME_UNITS = { MILLIS: 1, MICROS: 2, NANOS: 3 } as const;
+const Encoding = { PLAIN: 0, RLE: 3, RLE_DICTIONARY: 8 } as const;
+const PageType = { DATA_PAGE: 0, DICTIONARY_PAGE: 2 } as const;
+
+interface ChunkMeta {
+  type: number;
+  codec: number;
+  name: string;
+  encodings: number[];
+  numValues: number;
+  uncompressed: number;
+  compressed: number;
+  dataPageOffset: number;
+  dictionaryPageOffset: number | undefined;
+  nullCount: number;
+  min: Uint8Array | undefined;
+  max: Uint8Array | undefined;
+}
+
+interface RowGroupMeta {
+  rows: number;
+  offset: number;
+  columns: ChunkMeta[];
+}
+
+/** Whether the flat encoder writes this schema: a root of primitive columns it knows. */
+export function isFlatSchema(elements: readonly SchemaElement[]): boolean {
+  return elements
+    .slice(1)
+    .every(
+      (e) =>
+        e.num_children === undefined &&
+        e.repetition_type !== 'REPEATED' &&
+        e.type !== undefined &&
+        PARQUET_TYPES.indexOf(e.type) >= 0 &&
+        e.type !== 'INT96' &&
+        (e.logical_type === undefined ||
+          e.logical_type.type === 'TIME' ||
+          e.logical_type.type === 'TIMESTAMP'),
+    );
+}
+
+export function encodeFlatParquet(
+  elements: readonly SchemaElement[],
+  columns: readonly FlatColumnData[],
+  rowGroupRows: number,
+  options: EncodeOptions,
+  createdBy: string,
+): Uint8Array {
+  if (elements.length !== columns.length + 1 || !isFlatSchema(elements)) {
+    throw new Error('the flat Parquet encoder takes a root of primitive columns only');
+  }
+  const rows = columns[0]?.rows ?? 0;
+  for (const c of columns) {
+    if (c.rows !== rows) throw new Error('flat columns of different lengths');
+  }
+  const codec = codecName(options.codec);
+  const file = new FileSink(CODECS[codec], compressorFor(codec));
+  file.write(MAGIC);
+  const groups: RowGroupMeta[] = [];
+  for (let start = 0; start < rows; start += rowGroupRows) {
+    const end = Math.min(rows, start + rowGroupRows);
+    const group: RowGroupMeta = { rows: end - start, offset: file.offset, columns: [] };
+    columns.forEach((c, i) => {
+      group.columns.push(file.columnChunk(elements[i + 1] as SchemaElement, c, start, end));
+    });
+    groups.push(group);
+  }
+  const footer = footerBytes(elements, rows, groups, options, createdBy);
+  file.write(footer);
+  const length = new Uint8Array(4);
+  new DataView(length.buffer).setUint32(0, footer.length, true);
+  file.write(length);
+  file.write(MAGIC);
+  return file.bytes();
+}
+
+/** The file being written: its parts, and a scratch buffer for page bodies. */
+class FileSink {
+  offset = 0;
+  private readonly parts: Uint8Array[] = [];
+  private readonly page = new PageBuilder();
+  private readonly header = new ThriftWriter();
+
+  constructor(
+    private readonly codec: number,
+    private readonly compress: ((input: Uint8Array) => Uint8Array) | undefined,
+  ) {}
+
+  write(bytes: Uint8Array): void {
+    this.parts.push(bytes);
+    this.offset += bytes.length;
+  }
+
+  bytes(): Uint8Array {
+    return Buffer.concat(this.parts, this.offset);
+  }
+
+  columnChunk(element: SchemaElement, c: FlatColumnData, start: number, end: number): ChunkMeta {
+    const optional = element.repetition_type === 'OPTIONAL';
+    const nulls = c.nulls;
+    let nullCount = 0;
+    if (nulls !== undefined) for (let i = start; i < end; i++) nullCount += nulls[i] as number;
+    if (nullCount > 0 && !optional) {
+      throw new Error(`column '${element.name}' is required but has ${nullCount} null(s)`);
+    }
+    const meta: ChunkMeta = {
+      type: PARQUET_TYPES.indexOf(element.type as string),
+      codec: this.codec,
+      name: element.name,
+      encodings: [],
+      numValues: end - start,
+      uncompressed: 0,
+      compressed: 0,
+      dataPageOffset: 0,
+      dictionaryPageOffset: undefined,
+      nullCount,
+      min: undefined,
+      max: undefined,
+    };
+    const hasNulls = nullCount > 0 ? nulls : undefined;
+    const page = this.page;
+    if (c.kind === 'dictionary') {
+      const local = localDictionary(c.indices, hasNulls, c.dictionary, start, end);
+      meta.dictionaryPageOffset = this.offset;
+      page.reset();
+      for (let i = 0; i < local.entries.length; i++) {
+        const e = local.entries[i] as Uint8Array;
+        page.u32(e.length);
+        page.bytes(e);
+      }
+      this.writePage(meta, PageType.DICTIONARY_PAGE, local.entries.length, Encoding.PLAIN);
+      [meta.min, meta.max] = byteStringBounds(local.entries);
+      const width = Math.max(1, 32 - Math.clz32(local.entries.length - 1));
+      const perPage = Math.max(1, Math.floor((PAGE_BYTES * 8) / width));
+      meta.dataPageOffset = this.offset;
+      for (let p = start; p < end; p += perPage) {
+        const q = Math.min(end, p + perPage);
+        page.reset();
+        if (optional) page.levels(hasNulls, p, q);
+        page.u8(width);
+        page.hybrid(
+          local.indices,
+          countPresent(hasNulls, start, p),
+          countPresent(hasNulls, start, q),
+          width,
+        );
+        this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.RLE_DICTIONARY);
+      }
+      meta.encodings = optional
+        ? [Encoding.PLAIN, Encoding.RLE, Encoding.RLE_DICTIONARY]
+        : [Encoding.PLAIN, Encoding.RLE_DICTIONARY];
+      return meta;
+    }
+    meta.dataPageOffset = this.offset;
+    meta.encodings = optional ? [Encoding.PLAIN, Encoding.RLE] : [Encoding.PLAIN];
+    for (const [p, q] of pageRanges(c, start, end)) {
+      page.reset();
+      if (optional) page.levels(hasNulls, p, q);
+      page.plainValues(c, hasNulls, p, q);
+      this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.PLAIN);
+    }
+    [meta.min, meta.max] = bounds(c, hasNulls, start, end);
+    return meta;
+  }
+
+  /** Compress the page body built in `page`, and write its header and body. */
+  private writePage(meta: ChunkMeta, type: number, values: number, encoding: number): void {
+    const body = this.page.view();
+    const compressed = this.compress ? this.compress(body) : body.slice();
+    const h = this.header;
+    h.reset();
+    h.i32(1, type).i32(2, body.length).i32(3, compressed.length);
+    if (type === PageType.DICTIONARY_PAGE) {
+      h.struct(7).i32(1, values).i32(2, encoding).end();
+    } else {
+      h.struct(5).i32(1, values).i32(2, encoding).i32(3, Encoding.RLE).i32(4, Encoding.RLE).end();
+    }
+    h.end();
+    const header = h.bytes().slice();
+    this.write(header);
+    this.write(compressed);
+    meta.uncompressed += header.length + body.length;
+    meta.compressed += header.length + compressed.length;
+  }
+}
+
+/** Page boundaries [p, q) of at most about PAGE_BYTES of values each. */
+function pageRanges(c: FlatColumnData, start: number, end: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  if (c.kind === 'plain') {
+    const offsets = c.strings.offsets;
+    let p = start;
+    for (let i = start; i < end; i++) {
+      const bytes = (offsets[i + 1] as number) - (offsets[p] as number) + 4 * (i + 1 - p);
+      if (bytes >= PAGE_BYTES) {
+        out.push([p, i + 1]);
+        p = i + 1;
+      }
+    }
+    if (p < end || out.length === 0) out.push([p, end]);
+    return out;
+  }
+  const width = c.kind === 'boolean' ? 1 / 8 : c.kind === 'int32' || c.kind === 'float' ? 4 : 8;
+  const perPage = Math.max(1, Math.floor(PAGE_BYTES / width));
+  for (let p = start; p < end; p += perPage) out.push([p, Math.min(end, p + perPage)]);
+  if (out.length === 0) out.push([start, end]);
+  return out;
+}
+
+/** Rows in [start, i) that are not null. */
+function countPresent(nulls: Uint8Array | undefined, start: number, i: number): number {
+  if (nulls === undefined) return i - start;
+  let n = 0;
+  for (let r = start; r < i; r++) if (nulls[r] === 0) n++;
+  return n;
+}
+
+/**
+ * The dictionary of one column chunk: the entries its rows use, in order of first
+ * use, and an index into them per non-null row.
+ */
+function localDictionary(
+  indices: Int32Array,
+  nulls: Uint8Array | undefined,
+  dictionary: ByteStrings,
+  start: number,
+  end: number,
+): { entries: Uint8Array[]; indices: Int32Array } {
+  const count = dictionary.offsets.length - 1;
+  const map = new Int32Array(count).fill(-1);
+  const entries: Uint8Array[] = [];
+  const local = new Int32Array(end - start);
+  let n = 0;
+  for (let r = start; r < end; r++) {
+    if (nulls !== undefined && nulls[r] === 1) continue;
+    const g = indices[r] as number;
+    let l = map[g] as number;
+    if (l < 0) {
+      l = entries.length;
+      map[g] = l;
+      entries.push(
+        dictionary.data.subarray(
+          dictionary.offsets[g] as number,
+          dictionary.offsets[g + 1] as number,
+        ),
+      );
+    }
+    local[n++] = l;
+  }
+  return { entries, indices: local.subarray(0, n) };
+}
+
+/** Unsigned byte-wise min and max (Parquet's order for UTF-8 and byte strings). */
+function byteStringBounds(
+  entries: readonly Uint8Array[],
+): [Uint8Array | undefined, Uint8Array | undefined] {
+  let min: Uint8Array | undefined;
+  let max: Uint8Array | undefined;
+  for (const e of entries) {
+    if (min === undefined || Buffer.compare(e, min) < 0) min = e;
+    if (max === undefined || Buffer.compare(e, max) > 0) max = e;
+  }
+  if (min === undefined || max === undefined) return [undefined, undefined];
+  if (min.length > MAX_STAT_BYTES || max.length > MAX_STAT_BYTES) return [undefined, undefined];
+  return [min.slice(), max.slice()];
+}
+
+/** Min and max of the non-null values in [start, end), in Parquet's plain encoding. */
+function bounds(
+  c: FlatColumnData,
+  nulls: Uint8Array | undefined,
+  start: number,
+  end: number,
+): [Uint8Array | undefined, Uint8Array | undefined] {
+  if (c.kind === 'plain') {
+    const entries: Uint8Array[] = [];
+    const { data, offsets } = c.strings;
+    for (let r = start; r < end; r++) {
+      if (nulls === undefined || nulls[r] === 0) {
+        entries.push(data.subarray(offsets[r] as number, offsets[r + 1] as number));
+      }
+    }
+    return byteStringBounds(entries);
+  }
+  if (c.kind === 'dictionary') throw new Error('dictionary bounds come from the dictionary');
+  const values = c.values;
+  let min: number | bigint | undefined;
+  let max: number | bigint | undefined;
+  for (let r = start; r < end; r++) {
+    if (nulls !== undefined && nulls[r] === 1) continue;
+    const v = values[r] as number | bigint;
+    if (typeof v === 'number' && Number.isNaN(v)) continue;
+    if (min === undefined || v < min) min = v;
+    if (max === undefined || v > max) max = v;
+  }
+  if (min === undefined || max === undefined) return [undefined, undefined];
+  // Parquet: a zero min is written -0 and a zero max +0, whatever their sign.
+  if (min === 0) min = -0;
+  if (max === 0) max = 0;
+  return [statValue(c.kind, min), statValue(c.kind, max)];
+}
+
+function statValue(kind: FlatColumnData['kind'], v: number | bigint): Uint8Array {
+  const size = kind === 'boolean' ? 1 : kind === 'int32' || kind === 'float' ? 4 : 8;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  switch (kind) {
+    case 'boolean':
+      out[0] = Number(v);
+      break;
+    case 'int32':
+      view.setInt32(0, Number(v), true);
+      break;
+    case 'float':
+      view.setFloat32(0, Number(v), true);
+      break;
+    case 'double':
+      view.setFloat64(0, Number(v), true);
+      break;
+    default:
+      view.setBigInt64(0, BigInt(v), true);
+  }
+  return out;
+}
+
+/** A growing byte buffer for one page body. */
+class PageBuilder {
+  private buf = new Uint8Array(PAGE_BYTES + 64 * 1024);
+  private dv = new DataView(this.buf.buffer);
+  private pos = 0;
+
+  reset(): void {
+    this.pos = 0;
+  }
+
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  u8(b: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = b;
+  }
+
+  u32(n: number): void {
+    this.ensure(4);
+    this.dv.setUint32(this.pos, n, true);
+    this.pos += 4;
+  }
+
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** Definition levels of rows [p, q) (1 present, 0 null), with their 4-byte length. */
+  levels(nulls: Uint8Array | undefined, p: number, q: number): void {
+    const lengthAt = this.pos;
+    this.u32(0);
+    if (nulls === undefined) {
+      this.rleRun(1, q - p, 1);
+    } else {
+      const levels = new Int32Array(q - p);
+      for (let r = p; r < q; r++) levels[r - p] = 1 - (nulls[r] as number);
+      this.hybrid(levels, 0, levels.length, 1);
+    }
+    this.dv.setUint32(lengthAt, this.pos - lengthAt - 4, true);
+  }
+
+  /** The non-null values of rows [p, q) in PLAIN encoding. */
+  plainValues(c: FlatColumnData, nulls: Uint8Array | undefined, p: number, q: number): void {
+    switch (c.kind) {
+      case 'int32':
+      case 'float':
+      case 'double':
+        this.fixed(c.values, nulls, p, q);
+        return;
+      case 'int64':
+        if (c.values instanceof BigInt64Array) this.fixed(c.values, nulls, p, q);
+        else this.int64FromDoubles(c.values, nulls, p, q);
+        return;
+      case 'boolean':
+        this.booleans(c.values, nulls, p, q);
+        return;
+      case 'plain': {
+        const { data, offsets } = c.strings;
+        for (let r = p; r < q; r++) {
+          if (nulls !== undefined && nulls[r] === 1) continue;
+          const s = offsets[r] as number;
+          const e = offsets[r + 1] as number;
+          this.u32(e - s);
+          this.ensure(e - s);
+          this.buf.set(data.subarray(s, e), this.pos);
+          this.pos += e - s;
+        }
+        return;
+      }
+      case 'dictionary':
+        throw new Error('dictionary columns are written as RLE_DICTIONARY');
+    }
+  }
+
+  /**
+   * values[from, to) in the RLE/bit-packed hybrid encoding at `width` bits: runs of
+   * 8 or more equal values as RLE runs, the rest bit-packed in groups of 8.
+   */
+  hybrid(values: Int32Array, from: number, to: number, width: number): void {
+    let i = from;
+    while (i < to) {
+      const run = runLength(values, i, to);
+      if (run >= 8) {
+        this.rleRun(values[i] as number, run, width);
+        i += run;
+        continue;
+      }
+      // Literal groups of 8 until a run of 8 starts at a group boundary, or the end.
+      let k = i;
+      do k += 8;
+      while (k < to && runLength(values, k, to) < 8);
+      this.bitPacked(values, i, Math.min(k, to), (k - i) / 8, width);
+      i = Math.min(k, to);
+    }
+  }
+
+  private rleRun(value: number, count: number, width: number): void {
+    this.varint(count * 2);
+    for (let b = 0; b < width; b += 8) this.u8((value >>> b) & 0xff);
+  }
+
+  /** values[from, to) bit-packed LSB first, padded with zeros to `groups` * 8 values. */
+  private bitPacked(
+    values: Int32Array,
+    from: number,
+    to: number,
+    groups: number,
+    width: number,
+  ): void {
+    this.varint(groups * 2 + 1);
+    this.ensure(groups * width);
+    const buf = this.buf;
+    let pos = this.pos;
+    let acc = 0;
+    let bits = 0;
+    const total = groups * 8;
+    for (let n = 0; n < total; n++) {
+      const v = from + n < to ? (values[from + n] as number) : 0;
+      acc |= v << bits;
+      bits += width;
+      while (bits >= 8) {
+        buf[pos++] = acc & 0xff;
+        acc >>>= 8;
+        bits -= 8;
+      }
+    }
+    this.pos = pos;
+  }
+
+  private fixed(
+    values: Int32Array | Float32Array | Float64Array | BigInt64Array,
+    nulls: Uint8Array | undefined,
+    p: number,
+    q: number,
+  ): void {
+    const size = values.BYTES_PER_ELEMENT;
+    if (nulls === undefined && LITTLE_ENDIAN) {
+      this.bytes(new Uint8Array(values.buffer, values.byteOffset + p * size, (q - p) * size));
+      return;
+    }
+    // Nulls present (or a big-endian machine): value by value, skipping null rows.
+    this.ensure((q - p) * size);
+    const dv = this.dv;
+    let pos = this.pos;
+    const put =
+      values instanceof Int32Array
+        ? (at: number, r: number) => dv.setInt32(at, values[r] as number, true)
+        : values instanceof Float32Array
+          ? (at: number, r: number) => dv.setFloat32(at, values[r] as number, true)
+          : values instanceof Float64Array
+            ? (at: number, r: number) => dv.setFloat64(at, values[r] as number, true)
+            : (at: number, r: number) => dv.setBigInt64(at, values[r] as bigint, true);
+    for (let r = p; r < q; r++) {
+      if (nulls !== undefined && nulls[r] === 1) continue;
+      put(pos, r);
+      pos += size;
+    }
+    this.pos = pos;
+  }
+
+  /** Safe integers kept as doubles, written as little-endian int64. */
+  private int64FromDoubles(
+    values: Float64Array,
+    nulls: Uint8Array | undefined,
+    p: number,
+    q: number,
+  ): void {
+    this.ensure((q - p) * 8);
+    const dv = this.dv;
+    let pos = this.pos;
+    for (let r = p; r < q; r++) {
+      if (nulls !== undefined && nulls[r] === 1) continue;
+      const v = values[r] as number;
+      const hi = Math.floor(v / 4294967296);
+      dv.setUint32(pos, v - hi * 4294967296, true);
+      dv.setInt32(pos + 4, hi, true);
+      pos += 8;
+    }
+    this.pos = pos;
+  }
+
+  private booleans(values: Uint8Array, nulls: Uint8Array | undefined, p: number, q: number): void {
+    this.ensure(Math.ceil((q - p) / 8));
+    const buf = this.buf;
+    let pos = this.pos;
+    let acc = 0;
+    let bits = 0;
+    for (let r = p; r < q; r++) {
+      if (nulls !== undefined && nulls[r] === 1) continue;
+      acc |= (values[r] as number) << bits;
+      if (++bits === 8) {
+        buf[pos++] = acc;
+        acc = 0;
+        bits = 0;
+      }
+    }
+    if (bits > 0) buf[pos++] = acc;
+    this.pos = pos;
+  }
+
+  private varint(n: number): void {
+    this.ensure(5);
+    let v = n;
+    while (v >= 0x80) {
+      this.buf[this.pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[this.pos++] = v;
+  }
+
+  private ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.pos + n));
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+    this.dv = new DataView(next.buffer);
+  }
+}
+
+function runLength(values: Int32Array, i: number, to: number): number {
+  const v = values[i];
+  let j = i + 1;
+  while (j < to && values[j] === v) j++;
+  return j - i;
+}
+
+function footerBytes(
+  elements: readonly SchemaElement[],
+  rows: number,
+  groups: readonly RowGroupMeta[],
+  options: EncodeOptions,
+  createdBy: string,
+): Uint8Array {
+  const w = new ThriftWriter(4096);
+  w.i32(1, 1);
+  w.list(2, TType.Struct, elements.length);
+  for (const e of elements) schemaElement(w, e);
+  w.i64(3, rows);
+  w.list(4, TType.Struct, groups.length);
+  for (const g of groups) rowGroup(w, g);
+  if (options.kv.length > 0) {
+    w.list(5, TType.Struct, options.kv.length);
+    for (const { key, value } of options.kv) w.element().string(1, key).string(2, value).end();
+  }
+  w.string(6, createdBy);
+  // TypeDefinedOrder for every leaf: readers then trust min_value / max_value.
+  w.list(7, TType.Struct, elements.length - 1);
+  for (let i = 1; i < elements.length; i++) w.element().struct(1).end().end();
+  w.end();
+  return w.bytes().slice();
+}
+
+function schemaElement(w: ThriftWriter, e: SchemaElement): void {
+  w.element();
+  if (e.type !== undefined) w.i32(1, PARQUET_TYPES.indexOf(e.type));
+  if (e.type_length !== undefined) w.i32(2, e.type_length);
+  if (e.repetition_type !== undefined) w.i32(3, REPETITIONS.indexOf(e.repetition_type));
+  w.string(4, e.name);
+  if (e.num_children !== undefined) w.i32(5, e.num_children);
+  if (e.converted_type !== undefined) w.i32(6, CONVERTED_TYPES.indexOf(e.converted_type));
+  if (e.scale !== undefined) w.i32(7, e.scale);
+  if (e.precision !== undefined) w.i32(8, e.precision);
+  const logical = e.logical_type;
+  if (logical !== undefined) {
+    if (logical.type !== 'TIME' && logical.type !== 'TIMESTAMP') {
+      throw new Error(`logical type ${logical.type} is not written by the flat encoder`);
+    }
+    w.struct(10).struct(logical.type === 'TIME' ? 7 : 8);
+    w.bool(1, logical.isAdjustedToUTC).struct(2).struct(TIME_UNITS[logical.unit]).end().end();
+    w.end().end();
+  }
+  w.end();
+}
+
+function rowGroup(w: ThriftWriter, g: RowGroupMeta): void {
+  w.element();
+  w.list(1, TType.Struct, g.columns.length);
+  let uncompressed = 0;
+  let compressed = 0;
+  for (const c of g.columns) {
+    uncompressed += c.uncompressed;
+    compressed += c.compressed;
+    const chunkStart = c.dictionaryPageOffset ?? c.dataPageOffset;
+    w.element().i64(2, chunkStart).struct(3);
+    w.i32(1, c.type);
+    w.list(2, TType.I32, c.encodings.length);
+    for (const e of c.encodings) w.i32Element(e);
+    w.list(3, TType.Binary, 1).binaryElement(c.name);
+    w.i32(4, c.codec);
+    w.i64(5, c.numValues).i64(6, c.uncompressed).i64(7, c.compressed).i64(9, c.dataPageOffset);
+    if (c.dictionaryPageOffset !== undefined) w.i64(11, c.dictionaryPageOffset);
+    w.struct(12).i64(3, c.nullCount);
+    if (c.max !== undefined && c.min !== undefined) w.binary(5, c.max).binary(6, c.min);
+    w.end();
+    w.end().end();
+  }
+  w.i64(2, uncompressed).i64(3, g.rows).i64(5, g.offset).i64(6, compressed);
+  w.end();
+}

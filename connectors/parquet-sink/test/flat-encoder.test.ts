@@ -1,0 +1,277 @@
+/**
+ * The flat layout (flat-columns.ts) and its encoder (flat-parquet-encoder.ts), read
+ * back by DuckDB: every primitive type with nulls, extreme values, several row groups
+ * and pages, a string column outgrowing its dictionary, statistics, each codec, and a
+ * schema growing while rows are buffered.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
+import type { ParquetCodec } from '../codecs.ts';
+import { DICTIONARY_MAX_BYTES } from '../flat-columns.ts';
+import { encodeFlatParquet } from '../flat-parquet-encoder.ts';
+import { CREATED_BY, encodeParquet } from '../parquet-encoder.ts';
+import { RowBuffer } from '../row-buffer.ts';
+import { toParquetSchema } from '../schema-mapping.ts';
+import { query } from './duckdb.ts';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'flat-encoder-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const opt = { optional: true };
+const allTypes = Schemas.struct([
+  ['i8', Schemas.int8(opt)],
+  ['i16', Schemas.int16()],
+  ['i32', Schemas.int32(opt)],
+  ['i64', Schemas.int64(opt)],
+  ['f32', Schemas.float32(opt)],
+  ['f64', Schemas.float64(opt)],
+  ['flag', Schemas.boolean(opt)],
+  ['s', Schemas.string(opt)],
+  ['b', Schemas.bytes(opt)],
+  ['day', Schemas.date(opt)],
+  ['ts', Schemas.timestamp(opt)],
+]);
+
+/** Row i of allTypes: a null in every optional column on some rows, extremes on others. */
+function row(i: number): Record<string, unknown> {
+  const n = i % 7 === 3;
+  const big = [0, -1, 2 ** 53 - 1, -(2 ** 53), 2n ** 63n - 1n, -(2n ** 63n), 2n ** 60n][i % 7];
+  return {
+    i8: n ? null : (i % 256) - 128,
+    i16: (i % 65536) - 32768,
+    i32: n ? null : i % 5 === 0 ? -2147483648 : i * 7919,
+    i64: n ? null : i % 11 === 0 ? big : i * 1_000_003,
+    f32: n ? null : i / 8,
+    f64: n ? null : [0.1, -0, Number.POSITIVE_INFINITY, -1e300, i / 3][i % 5],
+    flag: n ? null : i % 3 === 0,
+    s: n ? null : `v${i % 13}-ü€😀`,
+    b: n ? null : new Uint8Array([i & 0xff, 0, 0xff]),
+    day: n ? null : 19_000 + (i % 400),
+    ts: n ? null : 1_700_000_000_000 + i * 1000,
+  };
+}
+
+function encode(
+  schema: Schema,
+  rows: Array<Record<string, unknown>>,
+  codec: ParquetCodec = 'snappy',
+  rowGroupRows?: number,
+): string {
+  const mapped = toParquetSchema(schema);
+  const buffer = new RowBuffer(mapped);
+  for (const r of rows) buffer.append(r);
+  const taken = buffer.take();
+  expect(taken.layout).toBe('flat');
+  const bytes =
+    rowGroupRows === undefined || taken.layout !== 'flat'
+      ? encodeParquet(mapped, taken, { codec, kv: [] })
+      : encodeFlatParquet(
+          mapped.elements,
+          taken.columns,
+          rowGroupRows,
+          { codec, kv: [] },
+          CREATED_BY,
+        );
+  const path = join(dir, `f-${codec}-${rowGroupRows ?? 'default'}.parquet`);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+/** The rows as DuckDB reads them back, in file order, bytes as hex. */
+async function readBack(path: string): Promise<Array<Record<string, unknown>>> {
+  return query(
+    `SELECT * EXCLUDE (b, day, ts), hex(b) AS b, CAST(day AS VARCHAR) AS day, epoch_ms(ts) AS ts FROM read_parquet('${path}')`,
+  );
+}
+
+function expected(r: Record<string, unknown>): Record<string, unknown> {
+  const day =
+    r.day === null ? null : new Date((r.day as number) * 86_400_000).toISOString().slice(0, 10);
+  return {
+    ...r,
+    i64: r.i64 === null ? null : BigInt(r.i64 as number | bigint),
+    f32: r.f32 === null ? null : Math.fround(r.f32 as number),
+    b:
+      r.b === null
+        ? null
+        : Buffer.from(r.b as Uint8Array)
+            .toString('hex')
+            .toUpperCase(),
+    day,
+    ts: r.ts === null ? null : BigInt(r.ts as number),
+  };
+}
+
+describe('flat Parquet encoder', () => {
+  it('writes every primitive type, nulls and extreme values that DuckDB reads back exactly', async () => {
+    const rows = Array.from({ length: 2500 }, (_, i) => row(i));
+    // Row groups of 1,000 rows: three groups, the last one partial.
+    for (const codec of ['snappy', 'gzip', 'zstd', 'none'] as const) {
+      const path = encode(allTypes, rows, codec, 1000);
+      const back = await readBack(path);
+      expect(back).toHaveLength(rows.length);
+      back.forEach((r, i) => {
+        expect(r).toEqual(expected(rows[i] as Record<string, unknown>));
+      });
+      const groups = await query(
+        `SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata('${path}') ORDER BY 1`,
+      );
+      expect(groups.map((g) => Number(g.row_group_num_rows))).toEqual([1000, 1000, 500]);
+    }
+  });
+
+  it('writes column statistics that DuckDB reports: min, max and null count per row group', async () => {
+    const rows = Array.from({ length: 2500 }, (_, i) => row(i));
+    const path = encode(allTypes, rows, 'snappy', 1000);
+    const stats = await query(
+      `SELECT row_group_id, path_in_schema AS col, stats_min_value AS min, stats_max_value AS max, stats_null_count AS nulls
+       FROM parquet_metadata('${path}') WHERE path_in_schema IN ('i32', 'f32', 's', 'flag') ORDER BY 1, 2`,
+    );
+    for (const st of stats) {
+      const group = rows.slice(
+        Number(st.row_group_id) * 1000,
+        Number(st.row_group_id) * 1000 + 1000,
+      );
+      const values = group.map((r) => r[st.col as string]).filter((v) => v !== null);
+      expect(Number(st.nulls)).toBe(group.length - values.length);
+      if (st.col === 's') {
+        const sorted = [...(values as string[])].sort((a, b) =>
+          Buffer.compare(Buffer.from(a), Buffer.from(b)),
+        );
+        expect([st.min, st.max]).toEqual([sorted[0], sorted.at(-1)]);
+      } else if (st.col === 'flag') {
+        expect([st.min, st.max]).toEqual(['false', 'true']);
+      } else {
+        const nums = values as number[];
+        // (+ 0: Parquet writes a zero minimum as -0.)
+        expect([Number(st.min) + 0, Number(st.max) + 0]).toEqual([
+          Math.min(...nums) + 0,
+          Math.max(...nums) + 0,
+        ]);
+      }
+    }
+    expect(stats).toHaveLength(12);
+    // Readers skip row groups by these statistics: a filter still finds the right rows.
+    const hits = await query(
+      `SELECT count(*) AS n FROM read_parquet('${path}') WHERE i32 = ${7 * 7919}`,
+    );
+    expect(Number(hits[0]?.n)).toBe(1);
+  });
+
+  it('keeps a string column plain once its dictionary outgrows the limit, across several pages', async () => {
+    // 4 KiB strings: the dictionary passes DICTIONARY_MAX_BYTES after 256 distinct
+    // values, and 700 of them (2.8 MB) take three 1 MiB pages.
+    const schema = Schemas.struct([
+      ['id', Schemas.int32()],
+      ['s', Schemas.string(opt)],
+    ]);
+    const long = (i: number) => `${i}`.padEnd(4096, String.fromCharCode(97 + (i % 26)));
+    const count = Math.ceil(DICTIONARY_MAX_BYTES / 4096) + 444;
+    const rows = Array.from({ length: count }, (_, i) => ({
+      id: i,
+      s: i % 10 === 9 ? null : long(i % 600),
+    }));
+    const path = encode(schema, rows);
+    const back = await query(`SELECT id, s FROM read_parquet('${path}')`);
+    expect(back).toEqual(rows);
+    const meta = await query(
+      `SELECT encodings, stats_min_value AS min FROM parquet_metadata('${path}') WHERE path_in_schema = 's'`,
+    );
+    // PLAIN values; RLE definition levels (the column is optional).
+    expect(meta[0]?.encodings).toBe('PLAIN, RLE');
+    // Min and max of 4 KiB are left out rather than written truncated.
+    expect(meta[0]?.min).toBeNull();
+  });
+
+  it('dictionary-encodes a string column with few values, each row group with its own dictionary', async () => {
+    const schema = Schemas.struct([['status', Schemas.string()]]);
+    const statuses = ['NEW', 'PAID', 'SHIPPED'];
+    // The second row group uses only PAID and SHIPPED.
+    const rows = Array.from({ length: 2000 }, (_, i) => ({
+      status: statuses[i < 1000 ? i % 3 : 1 + (i % 2)] as string,
+    }));
+    const path = encode(schema, rows, 'snappy', 1000);
+    expect(await query(`SELECT status FROM read_parquet('${path}')`)).toEqual(rows);
+    const meta = await query(
+      `SELECT encodings, stats_min_value AS min, stats_max_value AS max FROM parquet_metadata('${path}') ORDER BY row_group_id`,
+    );
+    expect(meta.map((m) => [m.encodings, m.min, m.max])).toEqual([
+      ['PLAIN, RLE_DICTIONARY', 'NEW', 'SHIPPED'],
+      ['PLAIN, RLE_DICTIONARY', 'PAID', 'SHIPPED'],
+    ]);
+  });
+
+  it('keeps buffered rows when the schema grows a column, and when it grows a nested one', async () => {
+    const v1 = Schemas.struct([
+      ['id', Schemas.int64()],
+      ['s', Schemas.string()],
+    ]);
+    const v2 = Schemas.struct([
+      ['id', Schemas.int64()],
+      ['s', Schemas.string(opt)],
+      ['n', Schemas.int32(opt)],
+    ]);
+    const v3 = Schemas.struct([
+      ['id', Schemas.int64()],
+      ['s', Schemas.string(opt)],
+      ['n', Schemas.int32(opt)],
+      ['tags', Schemas.array(Schemas.string(), opt)],
+    ]);
+    let buffer = new RowBuffer(toParquetSchema(v1));
+    buffer.append({ id: 1, s: 'a' });
+    buffer = buffer.withSchema(toParquetSchema(v2));
+    buffer.append({ id: 2, s: null, n: 7 });
+    const flat = buffer.withSchema(toParquetSchema(v2));
+    const p2 = join(dir, 'v2.parquet');
+    writeFileSync(p2, encodeParquet(toParquetSchema(v2), flat.take(), { codec: 'snappy', kv: [] }));
+    expect(await query(`SELECT * FROM read_parquet('${p2}')`)).toEqual([
+      { id: 1n, s: 'a', n: null },
+      { id: 2n, s: null, n: 7 },
+    ]);
+
+    let nested = new RowBuffer(toParquetSchema(v2));
+    nested.append({ id: 1, s: 'a', n: null });
+    nested.append({ id: 2n ** 60n, s: null, n: 7 });
+    nested = nested.withSchema(toParquetSchema(v3));
+    nested.append({ id: 3, s: 'c', n: 8, tags: ['x', 'y'] });
+    const taken = nested.take();
+    expect(taken.layout).toBe('values');
+    const p3 = join(dir, 'v3.parquet');
+    writeFileSync(p3, encodeParquet(toParquetSchema(v3), taken, { codec: 'snappy', kv: [] }));
+    expect(await query(`SELECT * FROM read_parquet('${p3}')`)).toEqual([
+      { id: 1n, s: 'a', n: null, tags: null },
+      { id: 2n ** 60n, s: null, n: 7, tags: null },
+      { id: 3n, s: 'c', n: 8, tags: ['x', 'y'] },
+    ]);
+  });
+
+  it('refuses a value of the wrong type, naming the column, and keeps the rows before it', async () => {
+    const schema = Schemas.struct([
+      ['a', Schemas.int32()],
+      ['b', Schemas.int32()],
+      ['c', Schemas.string()],
+    ]);
+    const mapped = toParquetSchema(schema);
+    const buffer = new RowBuffer(mapped);
+    buffer.append({ a: 1, b: 2, c: 'x' });
+    expect(() => buffer.append({ a: 3, b: 4.5, c: 'y' })).toThrow(
+      "column 'b': expected a 32-bit integer, got number",
+    );
+    expect(() => buffer.append({ a: 3, b: 4, c: 5 })).toThrow(
+      "column 'c': expected a string, got number",
+    );
+    buffer.append({ a: 5, b: 6, c: 'z' });
+    const path = join(dir, 'f.parquet');
+    writeFileSync(path, encodeParquet(mapped, buffer.take(), { codec: 'none', kv: [] }));
+    expect(await query(`SELECT * FROM read_parquet('${path}')`)).toEqual([
+      { a: 1, b: 2, c: 'x' },
+      { a: 5, b: 6, c: 'z' },
+    ]);
+  });
+});
