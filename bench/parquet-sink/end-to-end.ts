@@ -255,6 +255,23 @@ function threadCpuMs(): Map<number, { name: string; ms: number }> {
 async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
   const session = new Session();
   session.connect();
+  if (process.env.BENCH_HEAP_PROF === '1') {
+    // Where the main thread allocates, short-lived objects included.
+    await session.post('HeapProfiler.enable');
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 8192,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    return {
+      async stop(file) {
+        const { profile } = await session.post('HeapProfiler.stopSampling');
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file.replace(/\.cpuprofile$/, '.heapprofile'), JSON.stringify(profile));
+        session.disconnect();
+      },
+    };
+  }
   await session.post('Profiler.enable');
   await session.post('Profiler.start');
   return {

@@ -96,8 +96,17 @@ export function createPartitioner(s: PartitionerSettings, clock: Clock): Partiti
 }
 
 export class DefaultPartitioner implements Partitioner {
+  /** `partition=N` by N: called per record, so made once per partition. */
+  private readonly names: string[] = [];
+
   encodePartition(record: SinkRecord): string {
-    return `partition=${record.kafkaPartition}`;
+    const p = record.kafkaPartition;
+    let name = this.names[p];
+    if (name === undefined) {
+      name = `partition=${p}`;
+      this.names[p] = name;
+    }
+    return name;
   }
   recordTime(record: SinkRecord): number | undefined {
     return record.timestamp ?? undefined;

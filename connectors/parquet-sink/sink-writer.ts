@@ -104,7 +104,10 @@ export class ParquetSinkWriter {
     await this.retryFailedUploads();
     let sinceCheck = 0;
     let last: TopicPartitionWriter | undefined;
-    for (const record of records) {
+    // An index, not for-of: the loop awaits, so an iterator would be a live object
+    // (and a result object per record) rather than optimized away.
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i] as SinkRecord;
       // Batches come per partition: skip the map lookup while the partition repeats.
       const w =
         last !== undefined &&

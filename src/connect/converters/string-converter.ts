@@ -28,6 +28,8 @@ export const stringConverterConfigDefs: AnyConfigDef[] = [
 ];
 
 const OPTIONAL_STRING = Schemas.string({ optional: true });
+/** A null key or value, the same frozen object each time (sinks see one per record). */
+const NULL_VALUE: SchemaAndValue = Object.freeze({ schema: OPTIONAL_STRING, value: null });
 
 function normalizeEncoding(name: string): BufferEncoding {
   const lower = name.toLowerCase().replace(/[-_]/g, '');
@@ -52,7 +54,7 @@ export class StringConverter implements Converter {
   }
 
   toConnectData(_topic: string, bytes: Uint8Array | null): SchemaAndValue {
-    if (bytes === null) return { schema: OPTIONAL_STRING, value: null };
+    if (bytes === null) return NULL_VALUE;
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(
       this.encoding,
     );

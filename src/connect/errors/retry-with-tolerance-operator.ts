@@ -78,7 +78,9 @@ export class RetryWithToleranceOperator {
     try {
       return operation();
     } catch (e) {
-      return this.tolerate({ ...record, stage, className }, e);
+      // Read, not spread: a record context may make `consumed` on demand (a getter).
+      const { consumed, sourceRecord } = record;
+      return this.tolerate({ stage, className, consumed, sourceRecord }, e);
     }
   }
 

@@ -370,13 +370,6 @@ export class WorkerSinkTask {
   }
 
   /**
-   * One consumed message through the converters and transforms; null when a stage
-   * dropped it or a tolerated error skipped it. This runs for every record: the
-   * converters are called directly and go through the tolerance operator only when
-   * they throw (which runs them again under its retry and tolerance rules), so the
-   * common path allocates no closure.
-   */
-  /**
    * One converter call; only a failure goes through the tolerance operator, which runs
    * the converter again, so a retriable error gets a real retry.
    */
@@ -397,6 +390,14 @@ export class WorkerSinkTask {
     }
   }
 
+  /**
+   * One consumed message through the converters and transforms; null when a stage
+   * dropped it or a tolerated error skipped it. This runs for every record: the
+   * converters are called directly and go through the tolerance operator only when
+   * they throw (which runs them again under its retry and tolerance rules), so the
+   * common path allocates no closure, and the consumed message an error report
+   * needs is made only when one asks for it (ConsumedContext).
+   */
   private toSinkRecord(
     topic: string,
     partition: number,
@@ -405,24 +406,15 @@ export class WorkerSinkTask {
     const { o } = this;
     const c = o.converters;
     const headers = message.headers;
-    const consumed: ConsumedMessage = {
-      topic,
-      partition,
-      offset: message.offset,
-      timestamp: message.timestamp,
-      key: message.key,
-      value: message.value,
-      headers,
-    };
-    const ctx = { consumed };
-    const keyData = this.toConnect('KEY_CONVERTER', c.keyClass, c.key, topic, consumed.key, ctx);
+    const ctx = new ConsumedContext(topic, partition, message);
+    const keyData = this.toConnect('KEY_CONVERTER', c.keyClass, c.key, topic, message.key, ctx);
     if (keyData === skipped) return null;
     const valueData = this.toConnect(
       'VALUE_CONVERTER',
       c.valueClass,
       c.value,
       topic,
-      consumed.value,
+      message.value,
       ctx,
     );
     if (valueData === skipped) return null;
@@ -436,19 +428,19 @@ export class WorkerSinkTask {
     const record: SinkRecord = {
       topic,
       kafkaPartition: partition,
-      kafkaOffset: consumed.offset,
+      kafkaOffset: message.offset,
       keySchema: keyData.schema,
       key: keyData.value,
       valueSchema: valueData.schema,
       value: valueData.value,
-      timestamp: consumed.timestamp,
+      timestamp: message.timestamp,
       timestampType: 'CreateTime',
       headers: connectHeaders,
     };
     const transformed = o.transforms.apply(record, o.operator, ctx);
     if (transformed === null || transformed === skipped) return null;
     // Only the errant record reporter needs to find the consumed bytes again.
-    if (o.operator.toleratesAll) this.consumedOf.set(transformed, consumed);
+    if (o.operator.toleratesAll) this.consumedOf.set(transformed, ctx.consumed);
     return transformed;
   }
 
@@ -676,5 +668,34 @@ export class WorkerSinkTask {
     await o.onClosed?.();
     o.transforms.close();
     closeRecordConverters(o.converters);
+  }
+}
+
+/**
+ * The error context of one record: its consumed message (for the log and the dead
+ * letter queue), made from the fetched record on first use. Most records never fail,
+ * so most never make it.
+ */
+class ConsumedContext {
+  private message: ConsumedMessage | undefined;
+
+  constructor(
+    private readonly topic: string,
+    private readonly partition: number,
+    private readonly record: ConsumedRecord,
+  ) {}
+
+  get consumed(): ConsumedMessage {
+    const r = this.record;
+    this.message ??= {
+      topic: this.topic,
+      partition: this.partition,
+      offset: r.offset,
+      timestamp: r.timestamp,
+      key: r.key,
+      value: r.value,
+      headers: r.headers,
+    };
+    return this.message;
   }
 }

@@ -6,7 +6,10 @@ import {
 } from '../../../../src/connect/errors/dead-letter-queue-reporter.ts';
 import { errorHandlingConfig } from '../../../../src/connect/errors/error-handling-config.ts';
 import { LogReporter } from '../../../../src/connect/errors/log-reporter.ts';
-import type { ConsumedMessage } from '../../../../src/connect/errors/processing-context.ts';
+import type {
+  ConsumedMessage,
+  ProcessingContext,
+} from '../../../../src/connect/errors/processing-context.ts';
 import {
   RetryWithToleranceOperator,
   skipped,
@@ -88,6 +91,33 @@ describe('RetryWithToleranceOperator', () => {
         throw error;
       }),
     ).toThrow(expect.objectContaining({ cause: error }));
+  });
+
+  it('reports the consumed message of a record context that makes it on demand', async () => {
+    const reports: ProcessingContext[] = [];
+    const { op } = operatorWith({ 'errors.tolerance': 'all' }, [
+      {
+        report: async (context) => {
+          reports.push(context);
+        },
+      },
+    ]);
+    // The sink runner's context: `consumed` is a getter on a class (not an own
+    // property, so a spread would lose it), made only when a failure asks.
+    class Lazy {
+      get consumed() {
+        return consumed;
+      }
+    }
+    const lazy = new Lazy();
+    const result = op.execute('VALUE_CONVERTER', 'JsonConverter', lazy, () => {
+      throw new DataException('bad');
+    });
+    expect(result).toBe(skipped);
+    await op.awaitReports();
+    expect(reports).toEqual([
+      { stage: 'VALUE_CONVERTER', className: 'JsonConverter', consumed, sourceRecord: undefined },
+    ]);
   });
 
   it('surfaces a failed dead letter queue write before offsets are committed', async () => {
