@@ -6,8 +6,9 @@
  *   - @dsnp/parquetjs      row at a time (appendRow), its own codecs (no zstd)
  *   - hyparquet-writer     rows buffered as column arrays, then one parquetWrite;
  *                          native snappy (`snappy`) and zstd (`zstd-napi`) plugged in
- *   - the sink's own RowBuffer + encodeParquet (hyparquet-writer underneath), the
- *     path records really take: Connect schema -> column buffers -> file bytes
+ *   - the sink's own RowBuffer + encodeParquet, the path records really take: Connect
+ *     schema -> column buffers -> file bytes (for these flat rows: typed-array
+ *     columns and flat-parquet-encoder.ts; nested rows still use hyparquet-writer)
  *   - DuckDB (reference) reading the same rows as NDJSON and COPYing to Parquet
  * and prints `name: value unit` lines: rows/s, bytes, and the ratios the targets
  * are stated in (150k rows/s, >= 20% of DuckDB's rate, <= 1.2x DuckDB's bytes).
@@ -22,6 +23,13 @@
  * encoder per worker thread (column buffers transfer cheaply), not another library.
  * hyparquet-writer's own JS snappy was slower in both runs (229k and 381k rows/s
  * against 341k and 443k native), hence codecs.ts.
+ *
+ * Later (2026-11-30): end to end, hyparquet-writer's per-value work and the garbage
+ * of its JS-value columns were the sink's largest cost after JSON decoding, so flat
+ * rows now go through typed-array columns and the project's own flat encoder. Same
+ * run, with the test suite running alongside: sink path 392k rows/s snappy against
+ * hyparquet-writer's 250k, 556k zstd against 246k, and files 0.92x (snappy) and
+ * 0.98x (zstd) DuckDB's bytes.
  *
  * Run: npx tsx bench/parquet-sink/writer-choice.ts [rows]
  */
@@ -158,7 +166,7 @@ function sinkWrite(rows: Row[], codec: 'snappy' | 'zstd'): number {
   const mapped = toParquetSchema(connectSchema);
   const buffer = new RowBuffer(mapped);
   for (const r of rows) buffer.append(r);
-  // columns() hands the buffered arrays over; the buffer is dropped with them.
+  // take() hands the buffered columns over; the buffer is dropped with them.
   return encodeParquet(mapped, buffer.take(), { codec, kv: [] }).byteLength;
 }
 

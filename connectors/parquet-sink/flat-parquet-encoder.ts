@@ -184,6 +184,18 @@ class FileSink {
     };
     const hasNulls = nullCount > 0 ? nulls : undefined;
     const page = this.page;
+    if (c.kind === 'dictionary' && nullCount === end - start) {
+      // Every row null: definition levels only, no dictionary to write.
+      meta.dataPageOffset = this.offset;
+      meta.encodings = [Encoding.PLAIN, Encoding.RLE];
+      for (let p = start; p < end; p += PAGE_BYTES) {
+        const q = Math.min(end, p + PAGE_BYTES);
+        page.reset();
+        page.levels(hasNulls, p, q);
+        this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.PLAIN);
+      }
+      return meta;
+    }
     if (c.kind === 'dictionary') {
       const local = localDictionary(c.indices, hasNulls, c.dictionary, start, end);
       meta.dictionaryPageOffset = this.offset;

@@ -1,6 +1,7 @@
 /**
- * Connect schemas -> Parquet schemas, and Connect values -> the values the Parquet
- * encoder (hyparquet-writer) takes.
+ * Connect schemas -> Parquet schemas, and Connect values -> the values the nested-row
+ * encoder (hyparquet-writer) takes. Flat rows never use the converters: their
+ * columns are typed arrays (flat-columns.ts).
  *
  * Mapping (Kafka Connect's AvroData/ParquetData conventions, so files match what
  * Confluent's sink writes):

@@ -207,6 +207,33 @@ describe('flat Parquet encoder', () => {
     ]);
   });
 
+  it('writes a row group in which an optional column is null on every row', async () => {
+    const schema = Schemas.struct([
+      ['id', Schemas.int32()],
+      ['s', Schemas.string(opt)],
+      ['n', Schemas.int64(opt)],
+    ]);
+    // The first row group has values, the second only nulls.
+    const rows = Array.from({ length: 20 }, (_, i) => ({
+      id: i,
+      s: i < 10 ? `s${i % 3}` : null,
+      n: i < 10 ? i : null,
+    }));
+    const path = encode(schema, rows, 'snappy', 10);
+    expect(await query(`SELECT * FROM read_parquet('${path}')`)).toEqual(
+      rows.map((r) => ({ ...r, n: r.n === null ? null : BigInt(r.n) })),
+    );
+    const nulls = await query(
+      `SELECT path_in_schema AS col, stats_null_count AS nulls, encodings FROM parquet_metadata('${path}') WHERE row_group_id = 1 ORDER BY 1`,
+    );
+    // No empty dictionary for the all-null string column: definition levels only.
+    expect(nulls.map((r) => [r.col, Number(r.nulls), r.encodings])).toEqual([
+      ['id', 0, 'PLAIN'],
+      ['n', 10, 'PLAIN, RLE'],
+      ['s', 10, 'PLAIN, RLE'],
+    ]);
+  });
+
   it('keeps buffered rows when the schema grows a column, and when it grows a nested one', async () => {
     const v1 = Schemas.struct([
       ['id', Schemas.int64()],
