@@ -173,13 +173,23 @@ function resized<T extends Int32Array | Float64Array | Float32Array | Uint8Array
   return next;
 }
 
-class Int32Builder extends ColumnBuilder {
-  private data = new Int32Array(INITIAL_CAPACITY);
+/**
+ * What the fixed-width builders share. Each kind keeps its own append() in its own
+ * class, so the typed-array store there only ever sees one array type.
+ */
+abstract class FixedWidthBuilder<
+  A extends Int32Array | Float32Array | Float64Array | Uint8Array,
+> extends ColumnBuilder {
+  protected data: A;
 
-  append(v: unknown): void {
-    if (typeof v !== 'number' || (v | 0) !== v) throw this.wrongType('a 32-bit integer', v);
-    if (this.rows >= this.capacity) this.grow();
-    this.data[this.rows++] = v;
+  constructor(
+    name: string,
+    optional: boolean,
+    private readonly kind: 'int32' | 'float' | 'double' | 'boolean',
+    make: (capacity: number) => A,
+  ) {
+    super(name, optional);
+    this.data = make(INITIAL_CAPACITY);
   }
 
   get bytes(): number {
@@ -187,11 +197,20 @@ class Int32Builder extends ColumnBuilder {
   }
 
   take(): FlatColumnData {
-    return { ...this.common(), kind: 'int32', values: this.data.subarray(0, this.rows) };
+    const values = this.data.subarray(0, this.rows);
+    return { ...this.common(), kind: this.kind, values } as FlatColumnData;
   }
 
   values(): unknown[] {
-    return Array.from(this.data.subarray(0, this.rows), (x, i) => (this.isNull(i) ? null : x));
+    const out = new Array<unknown>(this.rows);
+    for (let i = 0; i < this.rows; i++) {
+      out[i] = this.isNull(i) ? null : this.jsValue(this.data[i] as number);
+    }
+    return out;
+  }
+
+  protected jsValue(stored: number): unknown {
+    return stored;
   }
 
   protected skip(): void {
@@ -201,6 +220,18 @@ class Int32Builder extends ColumnBuilder {
   protected override grow(): void {
     super.grow();
     this.data = resized(this.data, this.capacity);
+  }
+}
+
+class Int32Builder extends FixedWidthBuilder<Int32Array> {
+  constructor(name: string, optional: boolean) {
+    super(name, optional, 'int32', (n) => new Int32Array(n));
+  }
+
+  append(v: unknown): void {
+    if (typeof v !== 'number' || (v | 0) !== v) throw this.wrongType('a 32-bit integer', v);
+    if (this.rows >= this.capacity) this.grow();
+    this.data[this.rows++] = v;
   }
 }
 
@@ -268,70 +299,34 @@ class Int64Builder extends ColumnBuilder {
   }
 }
 
-class FloatBuilder extends ColumnBuilder {
-  private data = new Float32Array(INITIAL_CAPACITY);
+class FloatBuilder extends FixedWidthBuilder<Float32Array> {
+  constructor(name: string, optional: boolean) {
+    super(name, optional, 'float', (n) => new Float32Array(n));
+  }
 
   append(v: unknown): void {
     if (typeof v !== 'number') throw this.wrongType('a number', v);
     if (this.rows >= this.capacity) this.grow();
     this.data[this.rows++] = v;
   }
-
-  get bytes(): number {
-    return this.data.byteLength + (this.nulls?.byteLength ?? 0);
-  }
-
-  take(): FlatColumnData {
-    return { ...this.common(), kind: 'float', values: this.data.subarray(0, this.rows) };
-  }
-
-  values(): unknown[] {
-    return Array.from(this.data.subarray(0, this.rows), (x, i) => (this.isNull(i) ? null : x));
-  }
-
-  protected skip(): void {
-    this.data[this.rows] = 0;
-  }
-
-  protected override grow(): void {
-    super.grow();
-    this.data = resized(this.data, this.capacity);
-  }
 }
 
-class DoubleBuilder extends ColumnBuilder {
-  private data = new Float64Array(INITIAL_CAPACITY);
+class DoubleBuilder extends FixedWidthBuilder<Float64Array> {
+  constructor(name: string, optional: boolean) {
+    super(name, optional, 'double', (n) => new Float64Array(n));
+  }
 
   append(v: unknown): void {
     if (typeof v !== 'number') throw this.wrongType('a number', v);
     if (this.rows >= this.capacity) this.grow();
     this.data[this.rows++] = v;
   }
-
-  get bytes(): number {
-    return this.data.byteLength + (this.nulls?.byteLength ?? 0);
-  }
-
-  take(): FlatColumnData {
-    return { ...this.common(), kind: 'double', values: this.data.subarray(0, this.rows) };
-  }
-
-  values(): unknown[] {
-    return Array.from(this.data.subarray(0, this.rows), (x, i) => (this.isNull(i) ? null : x));
-  }
-
-  protected skip(): void {
-    this.data[this.rows] = 0;
-  }
-
-  protected override grow(): void {
-    super.grow();
-    this.data = resized(this.data, this.capacity);
-  }
 }
 
-class BooleanBuilder extends ColumnBuilder {
-  private data = new Uint8Array(INITIAL_CAPACITY);
+class BooleanBuilder extends FixedWidthBuilder<Uint8Array> {
+  constructor(name: string, optional: boolean) {
+    super(name, optional, 'boolean', (n) => new Uint8Array(n));
+  }
 
   append(v: unknown): void {
     if (typeof v !== 'boolean') throw this.wrongType('a boolean', v);
@@ -339,27 +334,8 @@ class BooleanBuilder extends ColumnBuilder {
     this.data[this.rows++] = v ? 1 : 0;
   }
 
-  get bytes(): number {
-    return this.data.byteLength + (this.nulls?.byteLength ?? 0);
-  }
-
-  take(): FlatColumnData {
-    return { ...this.common(), kind: 'boolean', values: this.data.subarray(0, this.rows) };
-  }
-
-  values(): unknown[] {
-    return Array.from(this.data.subarray(0, this.rows), (x, i) =>
-      this.isNull(i) ? null : x === 1,
-    );
-  }
-
-  protected skip(): void {
-    this.data[this.rows] = 0;
-  }
-
-  protected override grow(): void {
-    super.grow();
-    this.data = resized(this.data, this.capacity);
+  protected override jsValue(stored: number): unknown {
+    return stored === 1;
   }
 }
 

@@ -326,8 +326,17 @@ describe('GroupConsumer', () => {
     expect([...a.fatal, ...b.fatal]).toEqual([]);
   });
 
-  it('a seek from onBatch back to an earlier offset drops what was already fetched for that partition', async () => {
-    const topic = fresh('seek-fetched');
+  /**
+   * A member of a 2-partition topic that has read offsets 0-4 of both; then, with both
+   * paused, offsets 5-6 arrive, and both are resumed together so that one Fetch
+   * answers both. `act` runs in onBatch of the first partition handed over, on the
+   * consumer and the other partition.
+   */
+  async function actOnFirstBatchOfAnAnswer(
+    name: string,
+    act: (consumer: GroupConsumer, other: TopicPartition) => void,
+  ) {
+    const topic = fresh(name);
     const both = [tp(topic, 0), tp(topic, 1)];
     await createTopic(topic, 2);
     await produce(topic, [0, 1], 5);
@@ -335,63 +344,43 @@ describe('GroupConsumer', () => {
     let armed = false;
     let first: number | undefined;
     const m = startMember(
-      fresh('g-seek-fetched'),
+      fresh(`g-${name}`),
       { topics: [topic], regex: null },
       {},
       {
         onBatch: async (batch) => {
           if (!armed || first !== undefined) return;
           first = batch.partition;
-          consumer!.seek(tp(topic, 1 - batch.partition), 1);
+          act(consumer!, tp(topic, 1 - batch.partition));
         },
       },
     );
     consumer = m.consumer;
     for (const p of [0, 1]) await delivered(m, topic, p, range(0, 5));
-    // Both paused while records arrive, then resumed together: the next Fetch answers
-    // both, and the listener seeks the other one back while handling the first.
     m.consumer.pause(both);
     await produce(topic, [0, 1], 2, 5);
     armed = true;
     m.consumer.resume(both);
     await waitFor('the first batch after resuming', () => first);
-    const other = 1 - first!;
-    await delivered(m, topic, first!, range(0, 7));
+    return { m, topic, first: first!, other: 1 - first! };
+  }
+
+  it('a seek from onBatch back to an earlier offset drops what was already fetched for that partition', async () => {
+    const { m, topic, first, other } = await actOnFirstBatchOfAnAnswer('seek-fetched', (c, tpo) =>
+      c.seek(tpo, 1),
+    );
+    await delivered(m, topic, first, range(0, 7));
     await delivered(m, topic, other, [...range(0, 5), ...range(1, 7)]);
   });
 
   it('a pause from onBatch holds back the other partition of the same answer until resumed', async () => {
     // The next Fetch is sent before records are handed over; what it and the current
     // answer hold for a partition paused meanwhile must come again after the resume.
-    const topic = fresh('pause-fetched');
-    const both = [tp(topic, 0), tp(topic, 1)];
-    await createTopic(topic, 2);
-    await produce(topic, [0, 1], 5);
-    let consumer: GroupConsumer | undefined;
-    let armed = false;
-    let first: number | undefined;
-    const m = startMember(
-      fresh('g-pause-fetched'),
-      { topics: [topic], regex: null },
-      {},
-      {
-        onBatch: async (batch) => {
-          if (!armed || first !== undefined) return;
-          first = batch.partition;
-          consumer!.pause([tp(topic, 1 - batch.partition)]);
-        },
-      },
+    const { m, topic, first, other } = await actOnFirstBatchOfAnAnswer('pause-fetched', (c, tpo) =>
+      c.pause([tpo]),
     );
-    consumer = m.consumer;
-    for (const p of [0, 1]) await delivered(m, topic, p, range(0, 5));
-    m.consumer.pause(both);
-    await produce(topic, [0, 1], 2, 5);
-    armed = true;
-    m.consumer.resume(both);
-    await waitFor('the first batch after resuming', () => first);
-    const other = 1 - first!;
     await produce(topic, [0, 1], 3, 7);
-    await delivered(m, topic, first!, range(0, 10));
+    await delivered(m, topic, first, range(0, 10));
     expect(m.offsets(topic, other)).toEqual(range(0, 5));
     m.consumer.resume([tp(topic, other)]);
     await delivered(m, topic, other, range(0, 10));
