@@ -673,7 +673,7 @@ export class GroupConsumer {
     const generation = this.generation;
     const answers = await (ahead !== undefined && ahead.generation === generation
       ? ahead.round
-      : this.sendFetch(fetchable, (s) => s.position as number));
+      : this.fetchFrom(await this.byLeader(fetchable), (s) => s.position as number));
     const parsed: ParsedAnswer[] = [];
     for (const { answer, requested } of answers) {
       if (answer.errorCode) {
@@ -691,9 +691,13 @@ export class GroupConsumer {
       }
     }
     if (parsed.length === 0) return;
-    if (this.running && generation === this.generation && !this.rejoinNeeded) {
+    const leaders = await this.byLeader(this.fetchable());
+    if (leaders.size > 0 && this.running && generation === this.generation && !this.rejoinNeeded) {
       const next = new Map(parsed.map((a) => [a.state, a.next]));
-      const round = this.sendFetch(this.fetchable(), (s) => next.get(s) ?? (s.position as number));
+      // Written to the sockets now, before the records are handed over: a request
+      // issued from a continuation would wait until the listener's synchronous work
+      // (converting the whole batch) is done.
+      const round = this.fetchFrom(leaders, (s) => next.get(s) ?? (s.position as number));
       // Awaited by the next round, or dropped (rejoin, seek): never an unhandled rejection.
       round.catch(() => undefined);
       this.ahead = { generation, round };
@@ -726,12 +730,14 @@ export class GroupConsumer {
     return [...this.assigned.values()].filter((s) => !s.paused && s.position !== undefined);
   }
 
-  /** One Fetch to each leader of `states`, from the offsets `position` gives. */
-  private async sendFetch(
-    states: readonly PartitionState[],
+  /**
+   * One Fetch to each leader, for its partitions, from the offsets `position` gives.
+   * The requests are written before this returns.
+   */
+  private fetchFrom(
+    leaders: Map<BrokerConnection, PartitionState[]>,
     position: (s: PartitionState) => number,
   ): Promise<FetchRound> {
-    const leaders = await this.byLeader(states);
     return Promise.all(
       [...leaders].map(async ([conn, list]) => {
         const requested = new Map(list.map((s) => [s, position(s)]));
