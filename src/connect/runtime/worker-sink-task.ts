@@ -308,6 +308,10 @@ export class WorkerSinkTask {
         return;
       }
       if (!delivered) return;
+      // Let the event loop read the sockets between chunks: the next Fetch answer (sent
+      // ahead by the consumer) is larger than what the kernel buffers for a socket
+      // nobody reads, so the broker can finish sending it only while this thread reads.
+      if (start + this.o.maxPollRecords < messages.length) await yieldToEventLoop();
     }
   }
 
@@ -698,4 +702,9 @@ class ConsumedContext {
     };
     return this.message;
   }
+}
+
+/** Resolves after the event loop has polled for I/O once. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
