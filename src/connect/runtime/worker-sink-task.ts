@@ -4,11 +4,12 @@
  * Data path: a GroupConsumer (src/protocol/client/group-consumer.ts) in group
  * `connect-<connector>` on the connector's `topics` or `topics.regex` -> per fetched
  * batch, in chunks of at most `max.poll.records`: key, value and header converters ->
- * transforms -> task.put. The consumer's batch callback returns once the previous
- * batch is delivered, so the next Fetch overlaps whatever of this batch's delivery is
- * asynchronous (a put that waits on I/O); the synchronous part (conversion, a put that
- * only buffers) runs in the microtasks before the callback returns, so before that
- * Fetch is sent.
+ * transforms -> task.put. The consumer sends its next Fetch before handing a batch
+ * over (and the batch callback returns once the previous batch is delivered), so the
+ * broker works on the next answer while this one is delivered; between
+ * chunks the runner lets the event loop run once, so that answer is read off the
+ * socket meanwhile (the broker cannot queue all of a large answer on a socket nobody
+ * reads).
  * A batch fetched before a seek (context.offset, a rebalance) is dropped, by a
  * per-partition seek count it carries. A RetriableException from put redelivers the
  * same records after context.timeout(ms) (or a default back-off); other errors fail
