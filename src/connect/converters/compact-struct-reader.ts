@@ -66,14 +66,11 @@ const DOT = 0x2e;
 const ZERO = 0x30;
 
 export class CompactStructReader {
-  /** Values of the row being read, in field order (reused: read() is not reentrant). */
-  private readonly values: unknown[];
-  /** Builds the struct value from `values` with one object literal: see structBuilder. */
-  private readonly build: (values: unknown[]) => Record<string, unknown>;
+  /** read(), compiled for the schema's fields: see compileRead. */
+  private readonly compiled: CompiledRead;
 
-  private constructor(private readonly fields: readonly CompactField[]) {
-    this.values = new Array<unknown>(fields.length).fill(null);
-    this.build = structBuilder(fields.map((f) => f.name));
+  private constructor(fields: readonly CompactField[]) {
+    this.compiled = compileRead(fields);
   }
 
   /** The reader of a struct schema, or null when a field has a type it does not handle. */
@@ -103,88 +100,21 @@ export class CompactStructReader {
 
   /** The struct in bytes[start, end), or undefined to take the general path. */
   read(bytes: Buffer, start: number, end: number): Record<string, unknown> | undefined {
-    const values = this.values;
-    const fields = this.fields;
-    let p = start;
-    for (let i = 0; i < fields.length; i++) {
-      const f = fields[i] as CompactField;
-      const key = f.key;
-      if (p + key.length >= end) return undefined;
-      for (let k = 0; k < key.length; k++) if (bytes[p + k] !== key[k]) return undefined;
-      p += key.length;
-      let value: unknown;
-      let next: number;
-      if (bytes[p] === 0x6e) {
-        // null
-        if (!f.nullable || !isWord(bytes, p, NULL)) return undefined;
-        value = null;
-        next = p + 4;
-      } else {
-        switch (f.kind) {
-          case 'int':
-          case 'int64': {
-            next = integerEnd(bytes, p, end);
-            if (next < 0) return undefined;
-            const n = integerValue(bytes, p, next);
-            if (f.kind === 'int' && (n < -f.limit || n >= f.limit)) return undefined;
-            value = n;
-            break;
-          }
-          case 'float32':
-          case 'float64': {
-            const n = this.number(bytes, p, end);
-            if (n === undefined) return undefined;
-            value = f.kind === 'float32' ? Math.fround(n) : n;
-            next = this.numberEnd;
-            break;
-          }
-          case 'boolean':
-            if (isWord(bytes, p, TRUE)) {
-              value = true;
-              next = p + 4;
-            } else if (isWord(bytes, p, FALSE)) {
-              value = false;
-              next = p + 5;
-            } else {
-              return undefined;
-            }
-            break;
-          case 'string': {
-            if (bytes[p] !== QUOTE) return undefined;
-            let q = p + 1;
-            let ascii = true;
-            let hash = 0;
-            for (; q < end; q++) {
-              const c = bytes[q] as number;
-              if (c === QUOTE) break;
-              if (c === BACKSLASH || c < 0x20) return undefined;
-              if (c >= 0x80) ascii = false;
-              hash = (Math.imul(hash, 31) + c) | 0;
-            }
-            if (q >= end) return undefined;
-            value =
-              ascii && q - p - 1 <= CACHED_STRING_MAX
-                ? (f.strings as StringCache).get(bytes, p + 1, q, hash)
-                : bytes.toString(ascii ? 'latin1' : 'utf8', p + 1, q);
-            next = q + 1;
-            break;
-          }
-        }
-      }
-      values[i] = value;
-      p = next;
-    }
-    return p === end - 1 && bytes[p] === CLOSE ? this.build(values) : undefined;
+    return this.compiled(bytes, start, end, this);
   }
 
-  /** Where the last number() ended (a field, not a tuple: this runs for every value). */
-  private numberEnd = 0;
+  /**
+   * Where the last number() ended (a field, not a tuple: this runs for every value).
+   * Public for the compiled read() only.
+   */
+  numberEnd = 0;
 
   /**
    * A JSON number at `p` as the double JSON.parse gives, or undefined for what the
-   * fast path leaves to the general one. Sets numberEnd.
+   * fast path leaves to the general one. Sets numberEnd. Public for the compiled
+   * read() only.
    */
-  private number(bytes: Buffer, p: number, end: number): number | undefined {
+  number(bytes: Buffer, p: number, end: number): number | undefined {
     const intEnd = integerEnd(bytes, p, end, true);
     if (intEnd < 0) return undefined;
     const c = bytes[intEnd];
@@ -262,18 +192,100 @@ class StringCache {
 }
 
 const NULL = Buffer.from('null');
+type CompiledRead = (
+  bytes: Buffer,
+  start: number,
+  end: number,
+  reader: CompactStructReader,
+) => Record<string, unknown> | undefined;
+
 /**
- * A function that makes a struct value from its field values with one object literal
- * (`{"id": v[0], "name": v[1], ...}`): every value of the schema gets the same hidden
- * class at once, where assigning fields one by one goes through a keyed store per
- * field. Field names enter the source only as JSON string literals (as in
- * src/protocol/codec.ts), so no schema text is evaluated.
+ * read() for one schema, as generated code: per field, in order, the key compared
+ * byte by byte with constants, then the value parsed for the field's kind; the struct
+ * value is one object literal (`{"id": v0, "name": v1, ...}`), so every value of the
+ * schema gets the same hidden class at once. Against one loop over the fields, this
+ * drops the per-field lookups and branches on the kind, and the array of values.
+ * What it accepts and returns is exactly what that loop did (the tests compare it
+ * with the general path). Field names enter the source only as JSON string literals
+ * (as in src/protocol/codec.ts), and key bytes as numbers, so no schema text is
+ * evaluated.
  */
-function structBuilder(names: readonly string[]): (values: unknown[]) => Record<string, unknown> {
-  const props = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
-  return new Function('v', `"use strict";\nreturn { ${props} };`) as (
-    values: unknown[],
-  ) => Record<string, unknown>;
+function compileRead(fields: readonly CompactField[]): CompiledRead {
+  const lines: string[] = ['let p = start, q = 0, c = 0, hash = 0, ascii = true;'];
+  fields.forEach((f, i) => {
+    const v = `v${i}`;
+    lines.push(`let ${v};`);
+    const key = [...f.key];
+    lines.push(`if (p + ${key.length} >= end) return undefined;`);
+    lines.push(
+      `if (${key.map((byte, k) => `bytes[p + ${k}] !== ${byte}`).join(' || ')}) return undefined;`,
+    );
+    lines.push(`p += ${key.length};`);
+    lines.push('if (bytes[p] === 0x6e) {');
+    lines.push(
+      f.nullable
+        ? `  if (!h.isWord(bytes, p, h.NULL)) return undefined;\n  ${v} = null;\n  p += 4;`
+        : '  return undefined;',
+    );
+    lines.push('} else {');
+    switch (f.kind) {
+      case 'int':
+      case 'int64':
+        lines.push('  q = h.integerEnd(bytes, p, end);');
+        lines.push('  if (q < 0) return undefined;');
+        lines.push(`  ${v} = h.integerValue(bytes, p, q);`);
+        if (f.kind === 'int') {
+          lines.push(`  if (${v} < ${-f.limit} || ${v} >= ${f.limit}) return undefined;`);
+        }
+        lines.push('  p = q;');
+        break;
+      case 'float32':
+      case 'float64':
+        lines.push(`  ${v} = reader.number(bytes, p, end);`);
+        lines.push(`  if (${v} === undefined) return undefined;`);
+        if (f.kind === 'float32') lines.push(`  ${v} = Math.fround(${v});`);
+        lines.push('  p = reader.numberEnd;');
+        break;
+      case 'boolean':
+        lines.push(`  if (h.isWord(bytes, p, h.TRUE)) { ${v} = true; p += 4; }`);
+        lines.push(`  else if (h.isWord(bytes, p, h.FALSE)) { ${v} = false; p += 5; }`);
+        lines.push('  else return undefined;');
+        break;
+      case 'string':
+        lines.push(`  if (bytes[p] !== ${QUOTE}) return undefined;`);
+        lines.push('  ascii = true; hash = 0;');
+        lines.push('  for (q = p + 1; q < end; q++) {');
+        lines.push('    c = bytes[q];');
+        lines.push(`    if (c === ${QUOTE}) break;`);
+        lines.push(`    if (c === ${BACKSLASH} || c < 0x20) return undefined;`);
+        lines.push('    if (c >= 0x80) ascii = false;');
+        lines.push('    hash = (Math.imul(hash, 31) + c) | 0;');
+        lines.push('  }');
+        lines.push('  if (q >= end) return undefined;');
+        lines.push(
+          `  ${v} = ascii && q - p - 1 <= ${CACHED_STRING_MAX} ? h.caches[${i}].get(bytes, p + 1, q, hash) : bytes.toString(ascii ? 'latin1' : 'utf8', p + 1, q);`,
+        );
+        lines.push('  p = q + 1;');
+        break;
+    }
+    lines.push('}');
+  });
+  const props = fields.map((f, i) => `${JSON.stringify(f.name)}: v${i}`).join(', ');
+  lines.push(`return p === end - 1 && bytes[p] === ${CLOSE} ? { ${props} } : undefined;`);
+  const factory = new Function(
+    'h',
+    `"use strict";\nreturn function read(bytes, start, end, reader) {\n${lines.join('\n')}\n};`,
+  ) as (helpers: object) => CompiledRead;
+  // The helpers, and this reader's own string caches, as a closure of the function.
+  return factory({
+    isWord,
+    integerEnd,
+    integerValue,
+    NULL,
+    TRUE,
+    FALSE,
+    caches: fields.map((f) => f.strings),
+  });
 }
 
 const TRUE = Buffer.from('true');
