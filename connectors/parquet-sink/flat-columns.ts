@@ -83,10 +83,12 @@ export function flatKind(schema: Schema): FlatKind | undefined {
   }
 }
 
-export function newBuilder(kind: FlatKind, name: string, optional: boolean): ColumnBuilder {
+/** The builder of a flat column (flatKind(schema) is defined). */
+export function newBuilder(schema: Schema, name: string, optional: boolean): ColumnBuilder {
+  const kind = flatKind(schema);
   switch (kind) {
     case 'int32':
-      return new Int32Builder(name, optional);
+      return new Int32Builder(name, optional, INT_RANGE[schema.type] ?? INT_RANGE.int32);
     case 'int64':
       return new Int64Builder(name, optional);
     case 'float':
@@ -99,8 +101,19 @@ export function newBuilder(kind: FlatKind, name: string, optional: boolean): Col
       return new StringBuilder(name, optional);
     case 'bytes':
       return new BytesBuilder(name, optional);
+    case undefined:
+      throw new Error(`column '${name}' of type ${schema.type} is not a flat column`);
   }
 }
+
+/** The values an INT32 column of a Connect integer type may hold, and the type's name. */
+const INT_RANGE: Partial<Record<Schema['type'], { min: number; max: number; type: string }>> & {
+  int32: { min: number; max: number; type: string };
+} = {
+  int8: { min: -128, max: 127, type: 'an 8-bit integer' },
+  int16: { min: -32768, max: 32767, type: 'a 16-bit integer' },
+  int32: { min: -2147483648, max: 2147483647, type: 'a 32-bit integer' },
+};
 
 export abstract class ColumnBuilder {
   rows = 0;
@@ -159,7 +172,12 @@ export abstract class ColumnBuilder {
   }
 
   protected wrongType(expected: string, v: unknown): RowError {
-    const got = v instanceof Uint8Array ? 'bytes' : typeof v;
+    const got =
+      v instanceof Uint8Array
+        ? 'bytes'
+        : typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean'
+          ? `${typeof v} ${v}`
+          : typeof v;
     return new RowError(`column '${this.name}': expected ${expected}, got ${got}`);
   }
 }
@@ -223,13 +241,20 @@ abstract class FixedWidthBuilder<
   }
 }
 
+/** int8, int16 and int32 columns (Date and Time too): INT32, each checked for its range. */
 class Int32Builder extends FixedWidthBuilder<Int32Array> {
-  constructor(name: string, optional: boolean) {
+  constructor(
+    name: string,
+    optional: boolean,
+    private readonly range: { min: number; max: number; type: string },
+  ) {
     super(name, optional, 'int32', (n) => new Int32Array(n));
   }
 
   append(v: unknown): void {
-    if (typeof v !== 'number' || (v | 0) !== v) throw this.wrongType('a 32-bit integer', v);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < this.range.min || v > this.range.max) {
+      throw this.wrongType(this.range.type, v);
+    }
     if (this.rows >= this.capacity) this.grow();
     this.data[this.rows++] = v;
   }

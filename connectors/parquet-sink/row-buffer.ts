@@ -52,13 +52,7 @@ export class RowBuffer {
 
   constructor(readonly schema: ParquetSchema) {
     if (isFlat(schema)) {
-      this.builders = schema.columns.map((c) =>
-        newBuilder(
-          flatKind(c.schema) as NonNullable<ReturnType<typeof flatKind>>,
-          c.name,
-          c.optional,
-        ),
-      );
+      this.builders = schema.columns.map((c) => newBuilder(c.schema, c.name, c.optional));
       this.appendFlat = compileAppend(schema);
     } else {
       this.data = schema.columns.map(() => []);

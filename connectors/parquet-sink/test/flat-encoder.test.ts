@@ -278,6 +278,24 @@ describe('flat Parquet encoder', () => {
     ]);
   });
 
+  it('refuses an int8 or int16 value outside its range rather than writing a wrong number', () => {
+    const mapped = toParquetSchema(
+      Schemas.struct([
+        ['tiny', Schemas.int8()],
+        ['small', Schemas.int16()],
+      ]),
+    );
+    const buffer = new RowBuffer(mapped);
+    buffer.append({ tiny: -128, small: 32767 });
+    expect(() => buffer.append({ tiny: 128, small: 0 })).toThrow(
+      "column 'tiny': expected an 8-bit integer, got number 128",
+    );
+    expect(() => buffer.append({ tiny: 0, small: -32769 })).toThrow(
+      "column 'small': expected a 16-bit integer, got number -32769",
+    );
+    expect(buffer.rows).toBe(1);
+  });
+
   it('refuses a value of the wrong type, naming the column, and keeps the rows before it', async () => {
     const schema = Schemas.struct([
       ['a', Schemas.int32()],
@@ -288,10 +306,10 @@ describe('flat Parquet encoder', () => {
     const buffer = new RowBuffer(mapped);
     buffer.append({ a: 1, b: 2, c: 'x' });
     expect(() => buffer.append({ a: 3, b: 4.5, c: 'y' })).toThrow(
-      "column 'b': expected a 32-bit integer, got number",
+      "column 'b': expected a 32-bit integer, got number 4.5",
     );
     expect(() => buffer.append({ a: 3, b: 4, c: 5 })).toThrow(
-      "column 'c': expected a string, got number",
+      "column 'c': expected a string, got number 5",
     );
     buffer.append({ a: 5, b: 6, c: 'z' });
     const path = join(dir, 'f.parquet');
