@@ -21,7 +21,15 @@
 import type { Schema } from '../../src/connect/api/index.ts';
 import { LogicalType } from '../../src/connect/api/index.ts';
 
-export type FlatKind = 'int32' | 'int64' | 'float' | 'double' | 'boolean' | 'string' | 'bytes';
+export type FlatKind =
+  | 'int32'
+  | 'int64'
+  | 'float'
+  | 'double'
+  | 'boolean'
+  | 'string'
+  | 'bytes'
+  | 'decimal';
 
 /** UTF-8 (or raw) byte strings: entry i is data[offsets[i] .. offsets[i + 1]). */
 export interface ByteStrings {
@@ -60,9 +68,9 @@ export class RowError extends Error {
   readonly kind = 'row';
 }
 
-/** The builder kind for a column schema, or undefined when it is not flat (nested, Decimal). */
+/** The builder kind for a column schema, or undefined when it is not flat (nested). */
 export function flatKind(schema: Schema): FlatKind | undefined {
-  if (schema.name === LogicalType.Decimal) return undefined;
+  if (schema.name === LogicalType.Decimal) return schema.type === 'bytes' ? 'decimal' : undefined;
   switch (schema.type) {
     case 'int8':
     case 'int16':
@@ -101,6 +109,8 @@ export function newBuilder(schema: Schema, name: string, optional: boolean): Col
       return new StringBuilder(name, optional);
     case 'bytes':
       return new BytesBuilder(name, optional);
+    case 'decimal':
+      return new DecimalBuilder(name, optional);
     case undefined:
       throw new Error(`column '${name}' of type ${schema.type} is not a flat column`);
   }
@@ -532,7 +542,7 @@ class StringBuilder extends ColumnBuilder {
 }
 
 class BytesBuilder extends ColumnBuilder {
-  private readonly plain = new ByteStringsBuilder();
+  protected readonly plain = new ByteStringsBuilder();
 
   append(v: unknown): void {
     if (!(v instanceof Uint8Array)) throw this.wrongType('bytes', v);
@@ -565,4 +575,50 @@ class BytesBuilder extends ColumnBuilder {
   protected skip(): void {
     this.plain.addEmpty();
   }
+}
+
+/**
+ * Decimal: the unscaled value as big-endian two's complement (Parquet's DECIMAL on
+ * BYTE_ARRAY). Connect gives those bytes (a bigint is taken too); they are written in
+ * their minimal form, as BigInteger.toByteArray makes them, so a value padded with
+ * sign bytes reads the same everywhere.
+ */
+class DecimalBuilder extends BytesBuilder {
+  override append(v: unknown): void {
+    let bytes: Uint8Array;
+    if (v instanceof Uint8Array) bytes = minimalTwosComplement(v);
+    else if (typeof v === 'bigint') bytes = bigintBytes(v);
+    else throw this.wrongType('a Decimal (unscaled bytes)', v);
+    super.append(bytes);
+  }
+}
+
+const ZERO_BYTE = new Uint8Array([0]);
+
+/** Two's-complement bytes without redundant leading sign bytes ([] reads as 0). */
+function minimalTwosComplement(b: Uint8Array): Uint8Array {
+  if (b.length === 0) return ZERO_BYTE;
+  let i = 0;
+  while (
+    i < b.length - 1 &&
+    ((b[i] === 0x00 && ((b[i + 1] as number) & 0x80) === 0) ||
+      (b[i] === 0xff && ((b[i + 1] as number) & 0x80) !== 0))
+  ) {
+    i++;
+  }
+  return i === 0 ? b : b.subarray(i);
+}
+
+/** A bigint as minimal big-endian two's-complement bytes. */
+function bigintBytes(n: bigint): Uint8Array {
+  const out: number[] = [];
+  let v = n;
+  for (;;) {
+    const byte = Number(v & 0xffn);
+    out.unshift(byte);
+    v >>= 8n;
+    // Done once the rest is all sign and this byte's top bit agrees with it.
+    if ((v === 0n && (byte & 0x80) === 0) || (v === -1n && (byte & 0x80) !== 0)) break;
+  }
+  return Uint8Array.from(out);
 }

@@ -1,6 +1,7 @@
 /**
  * Parquet files from flat columns (flat-columns.ts): the sink's encoder for rows whose
- * columns are all primitive, which is every CDC row after ExtractNewRecordState.
+ * columns are all primitive (Decimal included), which is every CDC row after
+ * ExtractNewRecordState.
  * Nested schemas go to hyparquet-writer instead (parquet-encoder.ts).
  *
  * Why a second encoder: hyparquet-writer takes JS values (a number or BigInt per
@@ -16,7 +17,8 @@
  * Data pages are version 1 (what parquet-mr, Arrow and DuckDB write by default, so
  * every reader takes them) and hold at most about PAGE_BYTES before compression.
  * Column chunks carry statistics (null count, min and max; byte strings longer than
- * MAX_STAT_BYTES get no min/max rather than a truncated one) and the footer the
+ * MAX_STAT_BYTES and DECIMAL columns get no min/max rather than a truncated or
+ * wrongly ordered one) and the footer the
  * type-defined column order, so readers trust min_value/max_value.
  *
  * Deterministic like the other encoder: the same columns, schema, codec and metadata
@@ -236,7 +238,10 @@ class FileSink {
       page.plainValues(c, hasNulls, p, q);
       this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.PLAIN);
     }
-    [meta.min, meta.max] = bounds(c, hasNulls, start, end);
+    // DECIMAL orders as signed numbers, not as the unsigned bytes bounds() compares:
+    // null count only.
+    if (element.converted_type !== 'DECIMAL')
+      [meta.min, meta.max] = bounds(c, hasNulls, start, end);
     return meta;
   }
 

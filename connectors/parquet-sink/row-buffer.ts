@@ -9,7 +9,7 @@
  *     function compiled for the schema (a property read per column at its own site,
  *     where one loop over names would be a slow lookup by key), the byte count is
  *     exact, and flat-parquet-encoder.ts writes the file.
- *   - values: a nested column (struct, array, map) or a Decimal. Columns are JS
+ *   - values: a nested column (struct, array, map). Columns are JS
  *     arrays of values converted for hyparquet-writer, and the byte estimate samples
  *     one row in SAMPLE_EVERY: walking every value would cost as much as encoding it,
  *     and the cap it feeds (a per-task memory budget) only needs to be right within

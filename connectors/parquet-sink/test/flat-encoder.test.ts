@@ -278,6 +278,46 @@ describe('flat Parquet encoder', () => {
     ]);
   });
 
+  it('writes Decimal columns that DuckDB reads as DECIMAL, from bytes in any sign-padded form or bigint', async () => {
+    const schema = Schemas.struct([
+      ['id', Schemas.int32()],
+      [
+        'price',
+        Schemas.decimal(2, { optional: true, parameters: { 'connect.decimal.precision': '10' } }),
+      ],
+      ['big', Schemas.decimal(4, { optional: true })],
+    ]);
+    const bytes = (...b: number[]) => new Uint8Array(b);
+    const rows = [
+      { id: 0, price: bytes(0x07, 0xcf), big: 10n ** 30n }, // 19.99
+      { id: 1, price: bytes(0xf8, 0x31), big: -(10n ** 30n) + 1n }, // -19.99
+      { id: 2, price: bytes(0x00, 0x00, 0x07, 0xcf), big: bytes() }, // padded 19.99, empty = 0
+      { id: 3, price: bytes(0xff, 0xff, 0xf8, 0x31), big: 0n }, // padded -19.99
+      { id: 4, price: null, big: null },
+      { id: 5, price: bytes(0x00, 0x80), big: -1n }, // 1.28: the 0x00 is needed
+    ];
+    const path = encode(schema, rows);
+    const types = await query(`DESCRIBE SELECT * FROM read_parquet('${path}')`);
+    expect(types.map((t) => t.column_type)).toEqual(['INTEGER', 'DECIMAL(10,2)', 'DECIMAL(38,4)']);
+    expect(
+      await query(
+        `SELECT id, price::VARCHAR AS price, big::VARCHAR AS big FROM read_parquet('${path}')`,
+      ),
+    ).toEqual([
+      { id: 0, price: '19.99', big: '100000000000000000000000000.0000' },
+      { id: 1, price: '-19.99', big: '-99999999999999999999999999.9999' },
+      { id: 2, price: '19.99', big: '0.0000' },
+      { id: 3, price: '-19.99', big: '0.0000' },
+      { id: 4, price: null, big: null },
+      { id: 5, price: '1.28', big: '-0.0001' },
+    ]);
+    // Signed values: no byte-wise min/max, which would order -19.99 above 19.99.
+    const stats = await query(
+      `SELECT stats_min_value AS min, stats_null_count AS nulls FROM parquet_metadata('${path}') WHERE path_in_schema = 'price'`,
+    );
+    expect(stats.map((r) => [r.min, Number(r.nulls)])).toEqual([[null, 1]]);
+  });
+
   it('refuses an int8 or int16 value outside its range rather than writing a wrong number', () => {
     const mapped = toParquetSchema(
       Schemas.struct([
