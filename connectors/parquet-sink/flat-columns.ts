@@ -19,7 +19,7 @@
  * column back to the previous row.
  */
 import type { Schema } from '../../src/connect/api/index.ts';
-import { LogicalType } from '../../src/connect/api/index.ts';
+import { LogicalType, unscaledToBytes } from '../../src/connect/api/index.ts';
 
 export type FlatKind =
   | 'int32'
@@ -587,7 +587,7 @@ class DecimalBuilder extends BytesBuilder {
   override append(v: unknown): void {
     let bytes: Uint8Array;
     if (v instanceof Uint8Array) bytes = minimalTwosComplement(v);
-    else if (typeof v === 'bigint') bytes = bigintBytes(v);
+    else if (typeof v === 'bigint') bytes = unscaledToBytes(v);
     else throw this.wrongType('a Decimal (unscaled bytes)', v);
     super.append(bytes);
   }
@@ -607,18 +607,4 @@ function minimalTwosComplement(b: Uint8Array): Uint8Array {
     i++;
   }
   return i === 0 ? b : b.subarray(i);
-}
-
-/** A bigint as minimal big-endian two's-complement bytes. */
-function bigintBytes(n: bigint): Uint8Array {
-  const out: number[] = [];
-  let v = n;
-  for (;;) {
-    const byte = Number(v & 0xffn);
-    out.unshift(byte);
-    v >>= 8n;
-    // Done once the rest is all sign and this byte's top bit agrees with it.
-    if ((v === 0n && (byte & 0x80) === 0) || (v === -1n && (byte & 0x80) !== 0)) break;
-  }
-  return Uint8Array.from(out);
 }

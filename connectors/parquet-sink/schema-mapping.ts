@@ -29,7 +29,7 @@
  * int64 -> bigint.
  */
 import type { SchemaElement } from 'hyparquet-writer';
-import { LogicalType, type Schema } from '../../src/connect/api/index.ts';
+import { LogicalType, type Schema, unscaledFromBytes } from '../../src/connect/api/index.ts';
 
 export type ValueConverter = (value: unknown) => unknown;
 
@@ -203,11 +203,7 @@ const decimalToBigInt: ValueConverter = (v) => {
   if (!(v instanceof Uint8Array)) {
     throw new SchemaMappingError(`a Decimal value must be bytes, got ${typeof v}`);
   }
-  if (v.length === 0) return 0n;
-  let n = 0n;
-  for (const b of v) n = (n << 8n) | BigInt(b);
-  const bits = BigInt(v.length * 8);
-  return (v[0] as number) & 0x80 ? n - (1n << bits) : n;
+  return unscaledFromBytes(v);
 };
 
 /** The converter for a column, or undefined when its values pass through as they are. */
