@@ -1,10 +1,11 @@
 /**
  * The Parquet sink end to end through the runtime (issue 8): rows/s from a topic to
  * finished Parquet files, as `connect standalone` runs it (embedded broker on its own
- * thread, the standalone worker with a WorkerSinkTask on the main thread: kafkajs
+ * thread, the standalone worker with a WorkerSinkTask on the main thread: the group
  * consumer -> JsonConverter with schemas -> ParquetSinkTask -> files), to the local
- * store and to S3 (s3rver on loopback), next to DuckDB writing the same rows to
- * Parquet (snappy, 2 threads, from NDJSON) in the same run, its best of three.
+ * store and to S3 (s3rver on loopback, in a process of its own as a real S3 would not
+ * share the worker's event loop), next to DuckDB writing the same rows to Parquet
+ * (snappy, 2 threads, from NDJSON) in the same run, its best of three.
  *
  * Rows are CDC-shaped flat rows (what ExtractNewRecordState makes of Debezium events)
  * in JsonConverter's {"schema", "payload"} form, produced before the worker starts.
@@ -32,6 +33,9 @@
  *      BENCH_THREADS=1 ... prints each thread's CPU ms over each run (`# ...` lines)
  * Prints `name: value unit` lines.
  */
+
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import {
   existsSync,
   mkdirSync,
@@ -45,13 +49,13 @@ import {
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { type Admin, Kafka, logLevel, type Message } from 'kafkajs';
 import { buildIsFresh } from '../../bin/build-freshness.js';
-import { startS3 } from '../../test/helpers/s3.ts';
 import { statCpuMs } from '../proc-cpu.ts';
 
 /**
@@ -375,8 +379,31 @@ function withRows<T>(use: (rows: Array<Record<string, unknown>>) => Promise<T>):
   return use(payloads(ROWS));
 }
 
+/** s3rver in its own process (s3rver-process.ts), stopped by closing its stdin. */
+async function startS3Process(bucket: string) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./s3rver-process.ts', import.meta.url)), bucket],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const [first] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+  const info = JSON.parse(first) as {
+    endpoint: string;
+    region: string;
+    credentials: { accessKeyId: string; secretAccessKey: string };
+    directory: string;
+  };
+  return {
+    ...info,
+    async stop() {
+      child.stdin.end();
+      await once(child, 'exit');
+    },
+  };
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'parquet-e2e-'));
-const s3 = await startS3({ buckets: ['bench'] });
+const s3 = await startS3Process('bench');
 const broker = await startBrokerThread({
   host: '127.0.0.1',
   port: 0,
