@@ -29,7 +29,8 @@ export function codecName(codec: ParquetCodec): ParquetCodecName {
 
 /** The compressor table hyparquet-writer takes, holding the one codec asked for. */
 export function compressorsFor(codec: ParquetCodecName): Partial<Record<string, Compressor>> {
-  return codec === 'UNCOMPRESSED' ? {} : { [codec]: compressors[codec] };
+  const compressor = compressorFor(codec);
+  return compressor === undefined ? {} : { [codec]: compressor };
 }
 
 /** The compressor of a codec, or undefined for UNCOMPRESSED. */

@@ -90,7 +90,7 @@ interface RowGroupMeta {
 }
 
 /** Whether the flat encoder writes this schema: a root of primitive columns it knows. */
-export function isFlatSchema(elements: readonly SchemaElement[]): boolean {
+function isFlatSchema(elements: readonly SchemaElement[]): boolean {
   return elements
     .slice(1)
     .every(
@@ -188,41 +188,39 @@ class FileSink {
     const page = this.page;
     if (c.kind === 'dictionary' && nullCount === end - start) {
       // Every row null: definition levels only, no dictionary to write.
+      // One page: a run of zeros is a few bytes for any number of rows.
       meta.dataPageOffset = this.offset;
       meta.encodings = [Encoding.PLAIN, Encoding.RLE];
-      for (let p = start; p < end; p += PAGE_BYTES) {
-        const q = Math.min(end, p + PAGE_BYTES);
-        page.reset();
-        page.levels(hasNulls, p, q);
-        this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.PLAIN);
-      }
+      page.reset();
+      page.levels(hasNulls, start, end);
+      this.writePage(meta, PageType.DATA_PAGE, end - start, Encoding.PLAIN);
       return meta;
     }
     if (c.kind === 'dictionary') {
-      const local = localDictionary(c.indices, hasNulls, c.dictionary, start, end);
+      const { data, offsets } = c.dictionary;
+      const local = localDictionary(c.indices, offsets.length - 1, hasNulls, start, end);
       meta.dictionaryPageOffset = this.offset;
       page.reset();
-      for (let i = 0; i < local.entries.length; i++) {
-        const e = local.entries[i] as Uint8Array;
+      for (const g of local.used) {
+        const e = data.subarray(offsets[g] as number, offsets[g + 1] as number);
         page.u32(e.length);
         page.bytes(e);
       }
-      this.writePage(meta, PageType.DICTIONARY_PAGE, local.entries.length, Encoding.PLAIN);
-      [meta.min, meta.max] = byteStringBounds(local.entries);
-      const width = Math.max(1, 32 - Math.clz32(local.entries.length - 1));
+      this.writePage(meta, PageType.DICTIONARY_PAGE, local.used.length, Encoding.PLAIN);
+      [meta.min, meta.max] = byteStringBounds(c.dictionary, local.used);
+      const width = Math.max(1, 32 - Math.clz32(local.used.length - 1));
       const perPage = Math.max(1, Math.floor((PAGE_BYTES * 8) / width));
       meta.dataPageOffset = this.offset;
+      // local.indices holds non-null rows only: `at` is the first one of the page.
+      let at = 0;
       for (let p = start; p < end; p += perPage) {
         const q = Math.min(end, p + perPage);
+        const present = countPresent(hasNulls, p, q);
         page.reset();
         if (optional) page.levels(hasNulls, p, q);
         page.u8(width);
-        page.hybrid(
-          local.indices,
-          countPresent(hasNulls, start, p),
-          countPresent(hasNulls, start, q),
-          width,
-        );
+        page.hybrid(local.indices, at, at + present, width);
+        at += present;
         this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.RLE_DICTIONARY);
       }
       meta.encodings = optional
@@ -289,28 +287,27 @@ function pageRanges(c: FlatColumnData, start: number, end: number): Array<[numbe
   return out;
 }
 
-/** Rows in [start, i) that are not null. */
-function countPresent(nulls: Uint8Array | undefined, start: number, i: number): number {
-  if (nulls === undefined) return i - start;
+/** Rows in [p, q) that are not null. */
+function countPresent(nulls: Uint8Array | undefined, p: number, q: number): number {
+  if (nulls === undefined) return q - p;
   let n = 0;
-  for (let r = start; r < i; r++) if (nulls[r] === 0) n++;
+  for (let r = p; r < q; r++) if (nulls[r] === 0) n++;
   return n;
 }
 
 /**
- * The dictionary of one column chunk: the entries its rows use, in order of first
- * use, and an index into them per non-null row.
+ * The dictionary of one column chunk: the buffer's entries its rows use (`used`, in
+ * order of first use), and an index into `used` per non-null row.
  */
 function localDictionary(
   indices: Int32Array,
+  entries: number,
   nulls: Uint8Array | undefined,
-  dictionary: ByteStrings,
   start: number,
   end: number,
-): { entries: Uint8Array[]; indices: Int32Array } {
-  const count = dictionary.offsets.length - 1;
-  const map = new Int32Array(count).fill(-1);
-  const entries: Uint8Array[] = [];
+): { used: number[]; indices: Int32Array } {
+  const map = new Int32Array(entries).fill(-1);
+  const used: number[] = [];
   const local = new Int32Array(end - start);
   let n = 0;
   for (let r = start; r < end; r++) {
@@ -318,33 +315,48 @@ function localDictionary(
     const g = indices[r] as number;
     let l = map[g] as number;
     if (l < 0) {
-      l = entries.length;
+      l = used.length;
       map[g] = l;
-      entries.push(
-        dictionary.data.subarray(
-          dictionary.offsets[g] as number,
-          dictionary.offsets[g + 1] as number,
-        ),
-      );
+      used.push(g);
     }
     local[n++] = l;
   }
-  return { entries, indices: local.subarray(0, n) };
+  return { used, indices: local.subarray(0, n) };
 }
 
-/** Unsigned byte-wise min and max (Parquet's order for UTF-8 and byte strings). */
+/**
+ * Unsigned byte-wise min and max (Parquet's order for UTF-8 and byte strings) of the
+ * entries `which` lists, compared in place rather than cut out one by one.
+ */
 function byteStringBounds(
-  entries: readonly Uint8Array[],
+  { data, offsets }: ByteStrings,
+  which: Iterable<number>,
 ): [Uint8Array | undefined, Uint8Array | undefined] {
-  let min: Uint8Array | undefined;
-  let max: Uint8Array | undefined;
-  for (const e of entries) {
-    if (min === undefined || Buffer.compare(e, min) < 0) min = e;
-    if (max === undefined || Buffer.compare(e, max) > 0) max = e;
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const compare = (a: number, b: number) =>
+    bytes.compare(
+      bytes,
+      offsets[b] as number,
+      offsets[b + 1] as number,
+      offsets[a] as number,
+      offsets[a + 1] as number,
+    );
+  let min = -1;
+  let max = -1;
+  for (const e of which) {
+    if (min < 0 || compare(e, min) < 0) min = e;
+    if (max < 0 || compare(e, max) > 0) max = e;
   }
-  if (min === undefined || max === undefined) return [undefined, undefined];
-  if (min.length > MAX_STAT_BYTES || max.length > MAX_STAT_BYTES) return [undefined, undefined];
-  return [min.slice(), max.slice()];
+  if (min < 0) return [undefined, undefined];
+  const entry = (i: number) => bytes.subarray(offsets[i] as number, offsets[i + 1] as number);
+  const [lo, hi] = [entry(min), entry(max)];
+  if (lo.length > MAX_STAT_BYTES || hi.length > MAX_STAT_BYTES) return [undefined, undefined];
+  return [lo.slice(), hi.slice()];
+}
+
+/** The rows of [start, end) that are not null. */
+function* presentRows(nulls: Uint8Array | undefined, start: number, end: number) {
+  for (let r = start; r < end; r++) if (nulls === undefined || nulls[r] === 0) yield r;
 }
 
 /** Min and max of the non-null values in [start, end), in Parquet's plain encoding. */
@@ -354,16 +366,7 @@ function bounds(
   start: number,
   end: number,
 ): [Uint8Array | undefined, Uint8Array | undefined] {
-  if (c.kind === 'plain') {
-    const entries: Uint8Array[] = [];
-    const { data, offsets } = c.strings;
-    for (let r = start; r < end; r++) {
-      if (nulls === undefined || nulls[r] === 0) {
-        entries.push(data.subarray(offsets[r] as number, offsets[r + 1] as number));
-      }
-    }
-    return byteStringBounds(entries);
-  }
+  if (c.kind === 'plain') return byteStringBounds(c.strings, presentRows(nulls, start, end));
   if (c.kind === 'dictionary') throw new Error('dictionary bounds come from the dictionary');
   const values = c.values;
   let min: number | bigint | undefined;
