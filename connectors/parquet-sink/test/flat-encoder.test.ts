@@ -177,13 +177,15 @@ describe('flat Parquet encoder', () => {
             rows.map((r) => ({
               ...r,
               l: r.l === null ? null : BigInt(r.l),
-              // DuckDB gives -0 back as 0.
-              d: r.d === null ? null : r.d + 0,
             })),
           );
         },
       ),
-      { numRuns: 25 },
+      {
+        numRuns: 25,
+        // -0 comes back as -0: a case the random runs only sometimes hit.
+        examples: [[[{ i: null, l: null, d: -0, b: null, s: null, r: '' }], 1]],
+      },
     );
   });
 
