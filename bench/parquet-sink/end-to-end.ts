@@ -369,10 +369,8 @@ async function duckdb(dir: string, rows: Array<Record<string, unknown>>) {
 }
 
 /** A full collection, through V8's gc() made available at run time. */
-function collectGarbage(): void {
-  v8.setFlagsFromString('--expose-gc');
-  (vm.runInNewContext('gc') as () => void)();
-}
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 /** Runs `use` on the bench's rows, made here and dropped when it returns. */
 function withRows<T>(use: (rows: Array<Record<string, unknown>>) => Promise<T>): Promise<T> {

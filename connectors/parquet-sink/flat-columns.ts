@@ -96,7 +96,7 @@ export function newBuilder(schema: Schema, name: string, optional: boolean): Col
   const kind = flatKind(schema);
   switch (kind) {
     case 'int32':
-      return new Int32Builder(name, optional, INT_RANGE[schema.type] ?? INT_RANGE.int32);
+      return new Int32Builder(name, optional, INT_RANGE[schema.type as keyof typeof INT_RANGE]);
     case 'int64':
       return new Int64Builder(name, optional);
     case 'float':
@@ -116,10 +116,14 @@ export function newBuilder(schema: Schema, name: string, optional: boolean): Col
   }
 }
 
+interface IntRange {
+  min: number;
+  max: number;
+  type: string;
+}
+
 /** The values an INT32 column of a Connect integer type may hold, and the type's name. */
-const INT_RANGE: Partial<Record<Schema['type'], { min: number; max: number; type: string }>> & {
-  int32: { min: number; max: number; type: string };
-} = {
+const INT_RANGE: Record<'int8' | 'int16' | 'int32', IntRange> = {
   int8: { min: -128, max: 127, type: 'an 8-bit integer' },
   int16: { min: -32768, max: 32767, type: 'a 16-bit integer' },
   int32: { min: -2147483648, max: 2147483647, type: 'a 32-bit integer' },
@@ -167,7 +171,7 @@ export abstract class ColumnBuilder {
   /** Fill the value slot of a null row (the row count is not yet advanced). */
   protected abstract skip(): void;
 
-  /** Double the capacity (the subclass grows its arrays, then calls super). */
+  /** Double the capacity (a subclass calls this first, then grows its own arrays). */
   protected grow(): void {
     this.capacity *= 2;
     if (this.nulls !== undefined) this.nulls = resized(this.nulls, this.capacity);
@@ -256,7 +260,7 @@ class Int32Builder extends FixedWidthBuilder<Int32Array> {
   constructor(
     name: string,
     optional: boolean,
-    private readonly range: { min: number; max: number; type: string },
+    private readonly range: IntRange,
   ) {
     super(name, optional, 'int32', (n) => new Int32Array(n));
   }
@@ -412,8 +416,7 @@ class ByteStringsBuilder {
 
   take(): ByteStrings {
     const end = this.end;
-    // A copy of the used part: the pooled-size Buffer may be larger than needed and
-    // the encoder thread receives this by transfer.
+    // Views of the used part: the whole buffers go to the encoder thread by transfer.
     return { data: this.data.subarray(0, end), offsets: this.offsets.subarray(0, this.count + 1) };
   }
 

@@ -26,8 +26,6 @@ import {
 } from './flat-columns.ts';
 import type { ParquetSchema } from './schema-mapping.ts';
 
-export { RowError };
-
 /** One row in 64 is measured; CDC rows of a table are alike, so this is enough. */
 const SAMPLE_EVERY = 64;
 /** What a JS value costs beyond its payload (array slot, boxing): a rough constant. */

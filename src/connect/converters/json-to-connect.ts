@@ -46,10 +46,6 @@ export class JsonToConnect {
   private readonly schemaCache = new Map<string, Schema>();
   private readonly readers = new WeakMap<Schema, ValueReader>();
   private readonly compactReaders = new WeakMap<Schema, CompactStructReader | null>();
-  private lastCompact: { schema: Schema | undefined; reader: CompactStructReader | null } = {
-    schema: undefined,
-    reader: null,
-  };
 
   constructor(
     private readonly cacheSize: number,
@@ -149,16 +145,12 @@ export class JsonToConnect {
    * caller must parse it and call value().
    */
   compactStruct(schema: Schema, bytes: Buffer, start: number, end: number): unknown {
-    // Records of a topic mostly share one schema: the last one's reader is at hand.
-    if (schema !== this.lastCompact.schema) {
-      let reader = this.compactReaders.get(schema);
-      if (reader === undefined) {
-        reader = CompactStructReader.of(schema);
-        this.compactReaders.set(schema, reader);
-      }
-      this.lastCompact = { schema, reader };
+    let reader = this.compactReaders.get(schema);
+    if (reader === undefined) {
+      reader = CompactStructReader.of(schema);
+      this.compactReaders.set(schema, reader);
     }
-    return this.lastCompact.reader?.read(bytes, start, end);
+    return reader?.read(bytes, start, end);
   }
 
   /** A payload converted against a schema (or, with a null schema, as inferred). */

@@ -681,7 +681,7 @@ export class GroupConsumer {
       }
       for (const t of answer.responses as Message[]) {
         for (const p of t.partitions as Message[]) {
-          if (!this.running || generation !== this.generation || this.rejoinNeeded) return;
+          if (this.outdated(generation)) return;
           const s = this.assigned.get(key(t.topic, p.partitionIndex));
           // Paused, sought or revoked since the Fetch was sent: fetched again from the new position.
           if (!s || s.paused || s.position !== requested.get(s)) continue;
@@ -692,7 +692,7 @@ export class GroupConsumer {
     }
     if (parsed.length === 0) return;
     const leaders = await this.byLeader(this.fetchable());
-    if (leaders.size > 0 && this.running && generation === this.generation && !this.rejoinNeeded) {
+    if (leaders.size > 0 && !this.outdated(generation)) {
       const next = new Map(parsed.map((a) => [a.state, a.next]));
       // Written to the sockets now, before the records are handed over: a request
       // issued from a continuation would wait until the listener's synchronous work
@@ -703,7 +703,7 @@ export class GroupConsumer {
       this.ahead = { generation, round };
     }
     for (const a of parsed) {
-      if (!this.running || generation !== this.generation || this.rejoinNeeded) return;
+      if (this.outdated(generation)) return;
       const s = a.state;
       // Paused, sought or revoked while an earlier partition was delivered: fetched again.
       if (s.paused || s.position !== a.from || this.assigned.get(key(s.topic, s.partition)) !== s) {
@@ -724,6 +724,11 @@ export class GroupConsumer {
         });
       }
     }
+  }
+
+  /** Whether a round of `generation` must stop: stopping, or the group moved on. */
+  private outdated(generation: number): boolean {
+    return !this.running || generation !== this.generation || this.rejoinNeeded;
   }
 
   private fetchable(): PartitionState[] {
