@@ -10,7 +10,9 @@
  *             groups whose rotate.schedule.interval.ms boundary passed. A transient
  *             store failure is a RetriableException from the next put (the runner
  *             redelivers the batch, which the writer de-duplicates by offset), a
- *             permanent one fails the task
+ *             permanent one fails the task. A record that cannot be written fails it
+ *             too, or with errors.tolerance=all goes to the errant record reporter
+ *             (the dead letter queue) and is skipped
  *   preCommit commit only offsets whose records are in durable files (it does not
  *             wait for uploads in flight: each one that completes requests a commit)
  *   close     wait for the revoked partitions' uploads in flight, then drop their
@@ -63,8 +65,12 @@ export class ParquetSinkTask implements SinkTask {
     this.context = context;
     // A file made durable in the background makes its offsets committable: ask for
     // the commit then rather than at the next offset.flush.interval.ms.
+    // With errors.tolerance=all the runner offers an errant record reporter: records
+    // the sink cannot write then go to the dead letter queue instead of failing it.
+    const report = context.errantRecordReporter;
     this.writer = new ParquetSinkWriter(settings, store, context.clock, {
       onDurable: () => context.requestCommit(),
+      ...(report ? { reportErrant: report } : {}),
     });
   }
 

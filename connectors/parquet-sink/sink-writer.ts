@@ -20,10 +20,20 @@
  * boundary. A partition with more than MAX_QUEUED_GROUPS closed groups not yet
  * durable also makes put() wait, so consuming cannot run ahead of a slow store or
  * encoder by more than that.
+ *
+ * Errant records: a record that cannot be written (it does not fit the file's schema,
+ * its schema has no Parquet form or cannot be inferred, or it lacks what the
+ * partitioner needs) fails put(), and with it the task. Given `reportErrant` (the
+ * runner's errant record reporter, there when errors.tolerance=all), put() reports it
+ * instead, skips it, and returns only once every report of the batch is done, so the
+ * runner never commits past a record that reached neither a file nor the dead letter
+ * queue. behavior.on.null.values=fail stays a failure: it is a ConnectException.
  */
 import {
   type Clock,
   ConnectException,
+  DataException,
+  errorKind,
   RetriableException,
   type SinkRecord,
   type TopicPartition,
@@ -34,8 +44,10 @@ import type { ParquetSinkConfig } from './config.ts';
 import { type EncoderPlacement, FileEncoder } from './file-encoder.ts';
 import { topicPrefix } from './file-naming.ts';
 import { type ObjectStore, StoreError } from './object-store.ts';
-import { createPartitioner } from './partitioner.ts';
+import { createPartitioner, PartitionerError } from './partitioner.ts';
 import { recoverPosition } from './recovery.ts';
+import { InferenceError } from './schema-inference.ts';
+import { SchemaMappingError } from './schema-mapping.ts';
 import { TopicPartitionWriter } from './topic-partition-writer.ts';
 
 const CHECK_EVERY = 1000;
@@ -58,6 +70,8 @@ export class ParquetSinkWriter {
       encoder?: EncoderPlacement;
       /** Called when files became durable: offsets can be committed (context.requestCommit). */
       onDurable?: () => void;
+      /** Reports a record that cannot be written, which is then skipped (see above). */
+      reportErrant?: (record: SinkRecord, error: Error) => Promise<void>;
     } = {},
   ) {
     this.encoder = new FileEncoder(options.encoder);
@@ -104,6 +118,8 @@ export class ParquetSinkWriter {
     await this.retryFailedUploads();
     let sinceCheck = 0;
     let last: TopicPartitionWriter | undefined;
+    const report = this.options.reportErrant;
+    const reports: Array<Promise<void>> = [];
     // An index, not for-of: the loop awaits, so an iterator would be a live object
     // (and a result object per record) rather than optimized away.
     for (let i = 0; i < records.length; i++) {
@@ -116,7 +132,14 @@ export class ParquetSinkWriter {
           ? last
           : this.writerFor(record.topic, record.kafkaPartition);
       last = w;
-      w.append(record);
+      try {
+        w.append(record);
+      } catch (e) {
+        const errant = report === undefined ? undefined : errantError(record, e);
+        if (report === undefined || errant === undefined) throw e;
+        w.skip(record);
+        reports.push(report(record, errant));
+      }
       if (++sinceCheck >= CHECK_EVERY) {
         sinceCheck = 0;
         await this.relieveMemory();
@@ -128,6 +151,7 @@ export class ParquetSinkWriter {
     for (const w of this.writers.values()) {
       if (w.queuedGroups > MAX_QUEUED_GROUPS) await this.storeCall(() => w.flushed());
     }
+    if (reports.length > 0) await Promise.all(reports);
   }
 
   /**
@@ -263,4 +287,23 @@ export class ParquetSinkWriter {
       throw e;
     }
   }
+}
+
+/**
+ * The error to report for a record append() refused, as a DataException naming the
+ * record; undefined for failures that are not about the record (those fail the task).
+ */
+function errantError(record: SinkRecord, e: unknown): Error | undefined {
+  if (errorKind(e) === 'data') return e as Error;
+  if (
+    e instanceof PartitionerError ||
+    e instanceof InferenceError ||
+    e instanceof SchemaMappingError
+  ) {
+    return new DataException(
+      `record ${record.topic}-${record.kafkaPartition}@${record.kafkaOffset} cannot be written: ${e.message}`,
+      { cause: e },
+    );
+  }
+  return undefined;
 }

@@ -29,6 +29,14 @@
  * fails with a retriable store error and the runner hands the same batch again, the
  * buffers do not take records twice.
  *
+ * Errant records: append() leaves no row of a record it throws for (a half-appended
+ * row is rolled back, a file it opened is dropped, a schema Parquet cannot take is
+ * refused before it cuts the group); rotations decided before the failure stand. When
+ * the task reports such a record to the dead letter queue instead of failing, skip()
+ * counts it as consumed: it belongs to the open group (inside its G..E) but to none of
+ * its files. Whether a record is errant depends only on the record and the group
+ * before it, so a replay skips the same records and cuts the same files.
+ *
  * Uploads run in the background: closeGroup() hands the group's files to the encoder
  * (file-encoder.ts: large ones go to the encoder thread) and starts the upload loop,
  * which writes groups strictly in order, a group's files only after the previous
@@ -43,6 +51,7 @@
  */
 import {
   type Clock,
+  ConnectException,
   DataException,
   type Schema,
   type SinkRecord,
@@ -235,7 +244,8 @@ export class TopicPartitionWriter {
 
     if (record.value === null || record.value === undefined) {
       if (this.s.nullBehavior === 'fail') {
-        throw new DataException(
+        // The setting asks for a failure: a ConnectException, never an errant record.
+        throw new ConnectException(
           `record ${this.topic}-${this.partition}@${offset} has a null value and behavior.on.null.values=fail (use ignore or write)`,
         );
       }
@@ -282,6 +292,14 @@ export class TopicPartitionWriter {
     this.groupRecords++;
     this.consumed(offset);
     if (this.groupRecords >= this.s.flushSize) this.closeGroup();
+  }
+
+  /**
+   * A record append() threw for and the task reported instead (errant record): it is
+   * consumed, written nowhere, and redelivered copies of it are skipped like others.
+   */
+  skip(record: SinkRecord): void {
+    if (record.kafkaOffset > this.lastOffset) this.consumed(record.kafkaOffset);
   }
 
   /** Scheduled rotation on the task clock; the task calls it on every put, even empty. */
@@ -438,14 +456,16 @@ export class TopicPartitionWriter {
   private adoptSchema(incoming: Schema): void {
     if (incoming === this.lastIncoming) return;
     if (this.groupStart === undefined || this.schema === undefined) {
-      this.setSchema(incoming);
+      this.setSchema(incoming, this.parquetFor(incoming));
     } else {
       const merged = evolve(this.schema, incoming, this.s.compatibility);
       if (merged === undefined) {
+        // A schema Parquet cannot take throws here, before it would cut the group.
+        const parquet = this.parquetFor(incoming);
         this.closeGroup();
-        this.setSchema(incoming);
+        this.setSchema(incoming, parquet);
       } else if (merged !== this.schema) {
-        this.setSchema(merged);
+        this.setSchema(merged, this.parquetFor(merged));
         for (const f of this.files.values()) {
           f.buffer = f.buffer.withSchema(this.parquetSchema as ParquetSchema);
         }
@@ -454,12 +474,16 @@ export class TopicPartitionWriter {
     this.lastIncoming = incoming;
   }
 
-  private setSchema(schema: Schema): void {
-    this.schema = schema;
-    this.parquetSchema = toParquetSchema(schema, {
+  private parquetFor(schema: Schema): ParquetSchema {
+    return toParquetSchema(schema, {
       nullableColumns: this.s.nullBehavior === 'write',
       extraColumns: this.extraColumns,
     });
+  }
+
+  private setSchema(schema: Schema, parquet: ParquetSchema): void {
+    this.schema = schema;
+    this.parquetSchema = parquet;
   }
 
   /**

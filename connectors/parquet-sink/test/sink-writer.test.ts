@@ -220,7 +220,7 @@ describe('Parquet sink writer on a local folder', () => {
     const failing = await sink({ flushSize: 6, nullBehavior: 'fail' });
     await failing.open([tp()]);
     await expect(failing.put(records)).rejects.toMatchObject({
-      kind: 'data',
+      kind: 'connect', // what the setting asks for, never an errant record for the DLQ
       message: expect.stringMatching(/shop.public.orders-0@3 has a null value/),
     });
 
@@ -448,6 +448,161 @@ describe('Parquet sink writer uploads in the background', () => {
     await expect(w.flushed()).rejects.toThrow(/Parquet encoding failed: .*out of range/);
     expect(w.committableOffsets()).toEqual([]);
     expect(await localStore().list('')).toEqual([]);
+  });
+});
+
+describe('Parquet sink writer with an errant record reporter (errors.tolerance=all)', () => {
+  const schema = Schemas.struct([
+    ['n', Schemas.int8()],
+    ['tag', Schemas.string()],
+  ]);
+  /** Offsets 0..count-1; the values at `bad` do not fit INT_8. */
+  const rows = (from: number, to: number, bad: readonly number[]) =>
+    Array.from({ length: to - from }, (_, k) => {
+      const offset = from + k;
+      const n = bad.includes(offset) ? 300 + offset : offset;
+      return sinkRecord(ORDERS, 0, offset, { n, tag: `t${offset % 4}` }, { valueSchema: schema });
+    });
+  const BAD = [3, 17];
+
+  function reporter() {
+    const reported: Array<{ offset: number; error: Error }> = [];
+    return {
+      reported,
+      reportErrant: async (record: SinkRecord, error: Error) => {
+        reported.push({ offset: record.kafkaOffset, error });
+      },
+    };
+  }
+
+  async function tolerant(store: ObjectStore, report: ReturnType<typeof reporter>) {
+    const w = new ParquetSinkWriter(
+      sinkConfig({ kind: 'local', url: '' }, { flushSize: 10 }),
+      store,
+      new ManualClock(T0),
+      { reportErrant: report.reportErrant },
+    );
+    cleanups.push(() => w.stop());
+    await w.open([tp()]);
+    return w;
+  }
+
+  it('reports each record that does not fit, writes the others, and commits past both', async () => {
+    const report = reporter();
+    const w = await tolerant(localStore(), report);
+    await w.put(rows(0, 18, BAD)); // ends with an errant record
+    // The runner hands records again after a retriable failure: nothing is taken or
+    // reported twice.
+    await w.put(rows(15, 25, BAD));
+    await w.flushed();
+    expect(report.reported.map((r) => r.offset)).toEqual(BAD);
+    expect(report.reported[0]?.error).toMatchObject({
+      name: 'DataException',
+      message: expect.stringMatching(/orders-0@3 does not fit .*column 'n'/),
+    });
+    // flush.size counts written rows: offsets 0-10 and 11-21 make two files of 10 rows,
+    // each holding its skipped record's offset in its range; 22-24 stay buffered.
+    expect(w.writer(tp())?.written).toEqual([
+      `topics/${ORDERS}/partition=0/${ORDERS}+0+0000000000.parquet`,
+      `topics/${ORDERS}/partition=0/${ORDERS}+0+0000000011.parquet`,
+    ]);
+    expect(w.committableOffsets()).toEqual([{ topic: ORDERS, partition: 0, offset: 22 }]);
+    const [agg] = await query(
+      `SELECT count(*) AS n, sum(n) AS total, max(n) AS top FROM ${scan(join(dir, 'lake/topics'))}`,
+    );
+    const written = Array.from({ length: 22 }, (_, i) => i).filter((i) => !BAD.includes(i));
+    expect(agg).toEqual({
+      n: BigInt(written.length),
+      total: BigInt(written.reduce((a, b) => a + b)),
+      top: 21,
+    });
+  });
+
+  it('replays a crash to byte-identical files, reporting again only what was not durable', async () => {
+    const reference = await tolerant(localStore('reference'), reporter());
+    await reference.put(rows(0, 30, BAD));
+    await reference.flushed();
+
+    const store = localStore('crashed');
+    const first = await tolerant(store, reporter());
+    await first.put(rows(0, 15, BAD)); // crash: offsets 11-14 are buffered and lost
+    await first.flushed();
+    const report = reporter();
+    const second = new ParquetSinkWriter(
+      sinkConfig({ kind: 'local', url: '' }, { flushSize: 10 }),
+      store,
+      new ManualClock(T0),
+      { reportErrant: report.reportErrant },
+    );
+    cleanups.push(() => second.stop());
+    expect(await second.open([tp()])).toEqual([{ topic: ORDERS, partition: 0, offset: 11 }]);
+    await second.put(rows(11, 30, BAD));
+    await second.flushed();
+    expect(report.reported.map((r) => r.offset)).toEqual([17]);
+    expect(await snapshot(store)).toEqual(await snapshot(localStore('reference')));
+  });
+
+  it('reports schema inference and partitioner failures as DataExceptions naming the record', async () => {
+    const report = reporter();
+    const w = new ParquetSinkWriter(
+      sinkConfig(
+        { kind: 'local', url: '' },
+        {
+          flushSize: 4,
+          partitioner: {
+            ...sinkConfig({ kind: 'local', url: '' }).partitioner,
+            className: 'FieldPartitioner',
+            fieldNames: ['tag'],
+          },
+        },
+      ),
+      localStore(),
+      new ManualClock(T0),
+      { reportErrant: report.reportErrant },
+    );
+    cleanups.push(() => w.stop());
+    await w.open([tp(0, 'events')]);
+    const json = (offset: number, value: unknown) => sinkRecord('events', 0, offset, value);
+    await w.put([
+      json(0, { n: 0, tag: 'a' }),
+      json(1, { n: 1, tag: 'a', xs: [1, 'x'] }), // no schema can be inferred
+      json(2, { n: 2, tag: { nested: true } }), // not a primitive to partition by
+      json(3, { n: 3, tag: 'b' }),
+      json(4, { n: 4, tag: 'a' }),
+      json(5, { n: 5, tag: 'b' }),
+    ]);
+    await w.flushed();
+    expect(report.reported.map((r) => [r.offset, r.error.name])).toEqual([
+      [1, 'DataException'],
+      [2, 'DataException'],
+    ]);
+    expect(report.reported[0]?.error.message).toMatch(
+      /record events-0@1 cannot be written: array elements have different types/,
+    );
+    expect(report.reported[1]?.error.message).toMatch(/'tag' of events-0@2 is not a primitive/);
+    const rows = await query(
+      `SELECT tag, count(*) AS n FROM ${scan(join(dir, 'lake/topics/events'))} GROUP BY 1 ORDER BY 1`,
+    );
+    expect(rows).toEqual([
+      { tag: 'a', n: 2n },
+      { tag: 'b', n: 2n },
+    ]);
+  });
+
+  it('without a reporter the same records fail put, and a null under behavior.on.null.values=fail is never reported', async () => {
+    const strict = await sink({ flushSize: 10 });
+    await strict.open([tp()]);
+    await expect(strict.put(rows(0, 5, BAD))).rejects.toMatchObject({
+      name: 'DataException',
+      message: expect.stringMatching(/@3 does not fit/),
+    });
+
+    const report = reporter();
+    const w = await tolerant(localStore('nulls'), report);
+    await expect(
+      w.put([...rows(0, 2, []), sinkRecord(ORDERS, 0, 2, null, { valueSchema: null })]),
+    ).rejects.toMatchObject({ kind: 'connect', message: expect.stringMatching(/@2 has a null/) });
+    expect(report.reported).toEqual([]);
   });
 });
 
