@@ -140,7 +140,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     type: 'string',
     default: 'fail',
     validator: oneOf('fail', 'ignore', 'write'),
-    doc: 'What a record with a null value (tombstone) does: fail the task, skip it, or write a row of nulls',
+    doc: 'What a record with a null value (tombstone) does: fail the task (even with errors.tolerance=all: it never goes to the dead letter queue), skip it, or write a row of nulls',
     group: GROUP_FILES,
   }),
   define({
