@@ -13,8 +13,16 @@
  * Lifecycle: the thread starts on the first encode() (or prepare()) and is unref'd
  * while no job waits, so an idle encoder never keeps the process alive. If the thread
  * dies, every waiting job is rejected and the next encode() starts a new one.
- * close() terminates it and rejects what still waits. Used from one task's thread only.
+ *
+ * Sharing: the threads belong to the process, not to a task (EncoderPool,
+ * sharedEncoderPool). Every sink task of a worker encodes on the same few threads, at
+ * most one fewer than the machine's cores: a worker running twenty sink tasks does not
+ * hold twenty threads and their heaps, and a task started again after a rebalance
+ * finds the encoder loaded and its code already optimized. A stopped task does not
+ * stop them; a file it left encoding finishes and is dropped. All users are on the
+ * process's main thread, where the sink tasks run.
  */
+import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { SchemaElement } from 'hyparquet-writer';
 import { startThread } from '../../src/connect/api/index.ts';
@@ -50,6 +58,20 @@ export class EncoderThread {
     return this.worker !== undefined && this.ready && this.jobs.size === 0;
   }
 
+  get started(): boolean {
+    return this.worker !== undefined;
+  }
+
+  /** Started and still loading its modules. */
+  get loading(): boolean {
+    return this.worker !== undefined && !this.ready;
+  }
+
+  /** Files given and not answered yet. */
+  get pending(): number {
+    return this.jobs.size;
+  }
+
   /** Start the thread now, so that loading it does not delay the first file. */
   prepare(): void {
     this.worker ??= this.start();
@@ -80,13 +102,6 @@ export class EncoderThread {
       this.jobs.set(id, { resolve, reject });
       if (this.jobs.size === 1) worker.ref();
     });
-  }
-
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.forget();
-    if (worker !== undefined) await worker.terminate();
-    this.rejectAll(new Error('the Parquet encoder thread was stopped'));
   }
 
   private start(): Worker {
@@ -126,6 +141,61 @@ export class EncoderThread {
     this.jobs.clear();
     for (const job of jobs) job.reject(error);
   }
+}
+
+/** Encoder threads shared by every sink task that uses the pool (see the file comment). */
+export class EncoderPool {
+  private readonly threads: EncoderThread[];
+
+  constructor(size: number) {
+    this.threads = Array.from({ length: Math.max(1, size) }, () => new EncoderThread());
+  }
+
+  /** Threads started so far (they start on demand, up to the pool's size). */
+  get started(): number {
+    return this.threads.filter((t) => t.started).length;
+  }
+
+  /** A loaded thread with no file in progress, if there is one. */
+  idle(): EncoderThread | undefined {
+    return this.threads.find((t) => t.idle);
+  }
+
+  /** The started thread with the fewest files waiting (starting the first if none is). */
+  leastBusy(): EncoderThread {
+    const started = this.threads.filter((t) => t.started);
+    if (started.length === 0) {
+      const first = this.threads[0] as EncoderThread;
+      first.prepare();
+      return first;
+    }
+    return started.reduce((a, b) => (b.pending < a.pending ? b : a));
+  }
+
+  /** Start the first thread ahead of the first large file. */
+  prepare(): void {
+    this.threads[0]?.prepare();
+  }
+
+  /**
+   * Large files are coming and no thread is idle: start one more, unless one is
+   * still loading (it will take the next file) or the pool is at its size.
+   */
+  grow(): void {
+    if (this.threads.some((t) => t.loading)) return;
+    this.threads.find((t) => !t.started)?.prepare();
+  }
+}
+
+let shared: EncoderPool | undefined;
+
+/**
+ * The process's encoder threads: one fewer than the cores (the other runs the tasks
+ * themselves), and at least one.
+ */
+export function sharedEncoderPool(): EncoderPool {
+  shared ??= new EncoderPool(availableParallelism() - 1);
+  return shared;
 }
 
 /** The distinct buffers under a flat buffer's typed arrays (none for JS values). */

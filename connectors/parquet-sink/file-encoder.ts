@@ -1,7 +1,7 @@
 /**
- * Where a rotated file is encoded: a large one on the encoder thread
- * (encoder-thread.ts) when that thread is loaded and idle, every other one on the
- * task's thread. Small files are not worth the round trip; and a file that would
+ * Where a rotated file is encoded: a large one on an encoder thread of the process's
+ * pool (encoder-thread.ts) when one is loaded and idle, every other one on the task's
+ * thread. Small files are not worth the round trip; and a file that would
  * queue behind another one (records arriving faster than one thread encodes, or the
  * thread still loading) is encoded by the task's thread meanwhile, so both cores
  * encode rather than one waiting for the other. Both give the same bytes
@@ -13,7 +13,7 @@
  * encoding never changes the upload order, which is the order groups closed
  * (topic-partition-writer.ts).
  */
-import { EncoderThread } from './encoder-thread.ts';
+import { type EncoderPool, sharedEncoderPool } from './encoder-thread.ts';
 import { type EncodedSchema, type EncodeOptions, encodeParquet } from './parquet-encoder.ts';
 import type { BufferedColumns } from './row-buffer.ts';
 
@@ -30,13 +30,14 @@ export const OFF_THREAD_MIN_BYTES = 1024 * 1024;
 export type EncoderPlacement = 'auto' | 'thread' | 'inline';
 
 export class FileEncoder {
-  private readonly thread = new EncoderThread();
+  constructor(
+    private readonly placement: EncoderPlacement = 'auto',
+    private readonly pool: EncoderPool = sharedEncoderPool(),
+  ) {}
 
-  constructor(private readonly placement: EncoderPlacement = 'auto') {}
-
-  /** Start the encoder thread ahead of the first large file (flush.size says one will come). */
+  /** Start an encoder thread ahead of the first large file (flush.size says one will come). */
   prepare(): void {
-    if (this.placement !== 'inline') this.thread.prepare();
+    if (this.placement !== 'inline') this.pool.prepare();
   }
 
   encode(
@@ -45,11 +46,11 @@ export class FileEncoder {
     estimatedBytes: number,
     options: EncodeOptions,
   ): Promise<Uint8Array> {
-    const offThread =
-      this.placement === 'thread' ||
-      (this.placement === 'auto' && estimatedBytes >= OFF_THREAD_MIN_BYTES && this.thread.idle);
-    if (offThread) return this.thread.encode(schema, columns, options);
-    if (this.placement === 'auto' && estimatedBytes >= OFF_THREAD_MIN_BYTES) this.thread.prepare();
+    const large = this.placement === 'auto' && estimatedBytes >= OFF_THREAD_MIN_BYTES;
+    const thread =
+      this.placement === 'thread' ? this.pool.leastBusy() : large ? this.pool.idle() : undefined;
+    if (thread !== undefined) return thread.encode(schema, columns, options);
+    if (large) this.pool.grow();
     try {
       return Promise.resolve(encodeParquet(schema, columns, options));
     } catch (e) {
@@ -58,9 +59,5 @@ export class FileEncoder {
         new Error(`Parquet encoding failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }),
       );
     }
-  }
-
-  close(): Promise<void> {
-    return this.thread.close();
   }
 }

@@ -209,7 +209,6 @@ export class ParquetSinkWriter {
   async stop(): Promise<void> {
     await Promise.all([...this.writers.values()].map((w) => w.idle()));
     this.writers.clear();
-    await this.encoder.close();
     await this.store.close();
   }
 
