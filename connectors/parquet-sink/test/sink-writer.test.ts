@@ -475,21 +475,26 @@ describe('Parquet sink writer with an errant record reporter (errors.tolerance=a
     };
   }
 
-  async function tolerant(store: ObjectStore, report: ReturnType<typeof reporter>) {
+  /** A writer given the reporter, not opened yet. */
+  function tolerant(
+    store: ObjectStore,
+    report: ReturnType<typeof reporter>,
+    over: Partial<ParquetSinkConfig> = { flushSize: 10 },
+  ) {
     const w = new ParquetSinkWriter(
-      sinkConfig({ kind: 'local', url: '' }, { flushSize: 10 }),
+      sinkConfig({ kind: 'local', url: '' }, over),
       store,
       new ManualClock(T0),
       { reportErrant: report.reportErrant },
     );
     cleanups.push(() => w.stop());
-    await w.open([tp()]);
     return w;
   }
 
   it('reports each record that does not fit, writes the others, and commits past both', async () => {
     const report = reporter();
-    const w = await tolerant(localStore(), report);
+    const w = tolerant(localStore(), report);
+    await w.open([tp()]);
     await w.put(rows(0, 18, BAD)); // ends with an errant record
     // The runner hands records again after a retriable failure: nothing is taken or
     // reported twice.
@@ -519,22 +524,18 @@ describe('Parquet sink writer with an errant record reporter (errors.tolerance=a
   });
 
   it('replays a crash to byte-identical files, reporting again only what was not durable', async () => {
-    const reference = await tolerant(localStore('reference'), reporter());
+    const reference = tolerant(localStore('reference'), reporter());
+    await reference.open([tp()]);
     await reference.put(rows(0, 30, BAD));
     await reference.flushed();
 
     const store = localStore('crashed');
-    const first = await tolerant(store, reporter());
+    const first = tolerant(store, reporter());
+    await first.open([tp()]);
     await first.put(rows(0, 15, BAD)); // crash: offsets 11-14 are buffered and lost
     await first.flushed();
     const report = reporter();
-    const second = new ParquetSinkWriter(
-      sinkConfig({ kind: 'local', url: '' }, { flushSize: 10 }),
-      store,
-      new ManualClock(T0),
-      { reportErrant: report.reportErrant },
-    );
-    cleanups.push(() => second.stop());
+    const second = tolerant(store, report);
     expect(await second.open([tp()])).toEqual([{ topic: ORDERS, partition: 0, offset: 11 }]);
     await second.put(rows(11, 30, BAD));
     await second.flushed();
@@ -544,23 +545,14 @@ describe('Parquet sink writer with an errant record reporter (errors.tolerance=a
 
   it('reports schema inference and partitioner failures as DataExceptions naming the record', async () => {
     const report = reporter();
-    const w = new ParquetSinkWriter(
-      sinkConfig(
-        { kind: 'local', url: '' },
-        {
-          flushSize: 4,
-          partitioner: {
-            ...sinkConfig({ kind: 'local', url: '' }).partitioner,
-            className: 'FieldPartitioner',
-            fieldNames: ['tag'],
-          },
-        },
-      ),
-      localStore(),
-      new ManualClock(T0),
-      { reportErrant: report.reportErrant },
-    );
-    cleanups.push(() => w.stop());
+    const w = tolerant(localStore(), report, {
+      flushSize: 4,
+      partitioner: {
+        ...sinkConfig({ kind: 'local', url: '' }).partitioner,
+        className: 'FieldPartitioner',
+        fieldNames: ['tag'],
+      },
+    });
     await w.open([tp(0, 'events')]);
     const json = (offset: number, value: unknown) => sinkRecord('events', 0, offset, value);
     await w.put([
@@ -598,7 +590,8 @@ describe('Parquet sink writer with an errant record reporter (errors.tolerance=a
     });
 
     const report = reporter();
-    const w = await tolerant(localStore('nulls'), report);
+    const w = tolerant(localStore('nulls'), report);
+    await w.open([tp()]);
     await expect(
       w.put([...rows(0, 2, []), sinkRecord(ORDERS, 0, 2, null, { valueSchema: null })]),
     ).rejects.toMatchObject({ kind: 'connect', message: expect.stringMatching(/@2 has a null/) });

@@ -7,15 +7,13 @@
  * keeps RUNNING.
  */
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { query } from '../../../connectors/parquet-sink/test/duckdb.ts';
+import { readRecords } from '../../helpers/read-records.ts';
 import { useTmpDir } from '../../helpers/tmp-dir.ts';
-import { waitFor } from '../../helpers/wait.ts';
 import {
   connectorStatus,
   localObjects,
-  type Pipeline,
   produce,
   startPipeline,
   waitForCommitted,
@@ -47,30 +45,6 @@ const messages = range(0, 62).map((i) =>
   i === 13 ? structCountry(i) : i === 40 ? emptyStruct(i) : clickMessage(i),
 );
 
-async function readDlq(p: Pipeline, topic: string, expected: number) {
-  const kafka = new Kafka({ brokers: [p.bootstrap], logLevel: logLevel.NOTHING });
-  const consumer = kafka.consumer({ groupId: `dlq-reader-${Date.now()}`, maxWaitTimeInMs: 200 });
-  const seen: Array<{ offset: number; headers: Record<string, string> }> = [];
-  try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(v);
-        const payload = JSON.parse(String(message.value)).payload as { n: number };
-        seen.push({ offset: payload.n, headers });
-      },
-    });
-    await waitFor(`${expected} records in ${topic}`, () =>
-      seen.length >= expected ? true : undefined,
-    );
-  } finally {
-    await consumer.disconnect();
-  }
-  return seen;
-}
-
 describe('Parquet sink errant records through connect standalone', () => {
   it('with errors.tolerance=all sends records it cannot write to the DLQ and writes the rest', async () => {
     const dir = useTmpDir();
@@ -99,7 +73,10 @@ describe('Parquet sink errant records through connect standalone', () => {
     // offset 61, so everything is committed, the two errant records included.
     await waitForCommitted(p, name, 'clicks', [62]);
 
-    const dead = await readDlq(p, 'clicks-dlq', BAD.length);
+    const dead = (await readRecords(p.bootstrap, 'clicks-dlq', BAD.length)).map((r) => ({
+      offset: (JSON.parse(r.value).payload as { n: number }).n,
+      headers: r.headers,
+    }));
     expect(dead.map((d) => d.offset).sort((a, b) => a - b)).toEqual(BAD);
     for (const d of dead) {
       expect(d.headers).toMatchObject({

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBroker, type TestBroker } from '../../helpers/broker.ts';
+import { readRecords } from '../../helpers/read-records.ts';
 import { useTmpDir } from '../../helpers/tmp-dir.ts';
 import { fileLines, rest, useStandalone, waitFor, workerConfig } from './standalone-helpers.ts';
 
@@ -31,31 +32,7 @@ async function produce(topic: string, values: string[]): Promise<void> {
   }
 }
 
-async function readAll(topic: string, expected: number) {
-  // Kafka's consumers wait at most fetch.max.wait.ms=500 for data; kafkajs's default is 5 s.
-  const consumer = kafka.consumer({
-    groupId: `reader-${topic}-${Date.now()}`,
-    maxWaitTimeInMs: 500,
-  });
-  const seen: Array<{ value: string; headers: Record<string, string> }> = [];
-  try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(v);
-        seen.push({ value: message.value?.toString() ?? 'null', headers });
-      },
-    });
-    await waitFor(`${expected} records in ${topic}`, () =>
-      seen.length >= expected ? true : undefined,
-    );
-  } finally {
-    await consumer.disconnect();
-  }
-  return seen;
-}
+const readAll = (topic: string, expected: number) => readRecords(broker.bootstrap, topic, expected);
 
 describe('error handling in sink tasks', () => {
   it('with errors.tolerance=all a record that fails conversion goes to the dead letter queue with its context, and the rest is written', async () => {
