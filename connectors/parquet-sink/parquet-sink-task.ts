@@ -63,12 +63,12 @@ export class ParquetSinkTask implements SinkTask {
       });
     }
     this.context = context;
-    // A file made durable in the background makes its offsets committable: ask for
-    // the commit then rather than at the next offset.flush.interval.ms.
     // With errors.tolerance=all the runner offers an errant record reporter: records
     // the sink cannot write then go to the dead letter queue instead of failing it.
     const report = context.errantRecordReporter;
     this.writer = new ParquetSinkWriter(settings, store, context.clock, {
+      // A file made durable in the background makes its offsets committable: ask for
+      // the commit then rather than at the next offset.flush.interval.ms.
       onDurable: () => context.requestCommit(),
       ...(report ? { reportErrant: report } : {}),
     });
