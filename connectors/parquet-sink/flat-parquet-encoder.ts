@@ -20,6 +20,10 @@
  * MAX_STAT_BYTES and DECIMAL columns get no min/max rather than a truncated or
  * wrongly ordered one) and the footer the
  * type-defined column order, so readers trust min_value/max_value.
+ * Page indexes, as parquet-mr and Arrow write them, after the row groups: an
+ * OffsetIndex per column chunk (where each data page is, and its first row) and a
+ * ColumnIndex (each page's null count, min and max; boundary order UNORDERED) for
+ * every chunk whose pages all have bounds, so readers skip pages, not only row groups.
  *
  * Deterministic like the other encoder: the same columns, schema, codec and metadata
  * give the same bytes.
@@ -81,7 +85,28 @@ interface ChunkMeta {
   nullCount: number;
   min: Uint8Array | undefined;
   max: Uint8Array | undefined;
+  /** The data pages, in order, for the page indexes. */
+  pages: PageEntry[];
+  /** Every page that holds a value has min and max: the chunk gets a ColumnIndex. */
+  pageBounds: boolean;
+  offsetIndex: { offset: number; length: number } | undefined;
+  columnIndex: { offset: number; length: number } | undefined;
 }
+
+interface PageEntry {
+  offset: number;
+  /** Header and (compressed) body. */
+  size: number;
+  /** Relative to the row group. */
+  firstRow: number;
+  rows: number;
+  nulls: number;
+  min: Uint8Array | undefined;
+  max: Uint8Array | undefined;
+}
+
+/** A data page's rows and statistics, before it is written. */
+type PageStats = Omit<PageEntry, 'offset' | 'size'>;
 
 interface RowGroupMeta {
   rows: number;
@@ -131,6 +156,18 @@ export function encodeFlatParquet(
       group.columns.push(file.columnChunk(elements[i + 1] as SchemaElement, c, start, end));
     });
     groups.push(group);
+  }
+  // Page indexes: every ColumnIndex, then every OffsetIndex, as parquet-mr lays them out.
+  for (const c of groups.flatMap((g) => g.columns)) {
+    if (!c.pageBounds) continue;
+    const bytes = columnIndexBytes(c.pages);
+    c.columnIndex = { offset: file.offset, length: bytes.length };
+    file.write(bytes);
+  }
+  for (const c of groups.flatMap((g) => g.columns)) {
+    const bytes = offsetIndexBytes(c.pages);
+    c.offsetIndex = { offset: file.offset, length: bytes.length };
+    file.write(bytes);
   }
   const footer = footerBytes(elements, rows, groups, options, createdBy);
   file.write(footer);
@@ -183,6 +220,10 @@ class FileSink {
       nullCount,
       min: undefined,
       max: undefined,
+      pages: [],
+      pageBounds: element.converted_type !== 'DECIMAL',
+      offsetIndex: undefined,
+      columnIndex: undefined,
     };
     const hasNulls = nullCount > 0 ? nulls : undefined;
     const page = this.page;
@@ -193,7 +234,14 @@ class FileSink {
       meta.encodings = [Encoding.PLAIN, Encoding.RLE];
       page.reset();
       page.levels(hasNulls, start, end);
-      this.writePage(meta, PageType.DATA_PAGE, end - start, Encoding.PLAIN);
+      const rows = end - start;
+      this.writePage(meta, PageType.DATA_PAGE, rows, Encoding.PLAIN, {
+        firstRow: 0,
+        rows,
+        nulls: rows,
+        min: undefined,
+        max: undefined,
+      });
       return meta;
     }
     if (c.kind === 'dictionary') {
@@ -207,21 +255,41 @@ class FileSink {
         page.bytes(e);
       }
       this.writePage(meta, PageType.DICTIONARY_PAGE, local.used.length, Encoding.PLAIN);
-      [meta.min, meta.max] = byteStringBounds(c.dictionary, local.used);
+      [meta.min, meta.max] = byteStringStats(
+        c.dictionary,
+        byteStringRange(c.dictionary, local.used),
+      );
       const width = Math.max(1, 32 - Math.clz32(local.used.length - 1));
       const perPage = Math.max(1, Math.floor((PAGE_BYTES * 8) / width));
       meta.dataPageOffset = this.offset;
+      // The entries each page uses, once each, for its bounds (seen[l] is the page).
+      const seen = new Int32Array(local.used.length).fill(-1);
       // local.indices holds non-null rows only: `at` is the first one of the page.
       let at = 0;
       for (let p = start; p < end; p += perPage) {
         const q = Math.min(end, p + perPage);
         const present = countPresent(hasNulls, p, q);
+        const entries: number[] = [];
+        for (let k = at; k < at + present; k++) {
+          const l = local.indices[k] as number;
+          if (seen[l] !== p) {
+            seen[l] = p;
+            entries.push(local.used[l] as number);
+          }
+        }
+        const [min, max] = byteStringStats(c.dictionary, byteStringRange(c.dictionary, entries));
         page.reset();
         if (optional) page.levels(hasNulls, p, q);
         page.u8(width);
         page.hybrid(local.indices, at, at + present, width);
         at += present;
-        this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.RLE_DICTIONARY);
+        this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.RLE_DICTIONARY, {
+          firstRow: p - start,
+          rows: q - p,
+          nulls: q - p - present,
+          min,
+          max,
+        });
       }
       meta.encodings = optional
         ? [Encoding.PLAIN, Encoding.RLE, Encoding.RLE_DICTIONARY]
@@ -230,21 +298,41 @@ class FileSink {
     }
     meta.dataPageOffset = this.offset;
     meta.encodings = optional ? [Encoding.PLAIN, Encoding.RLE] : [Encoding.PLAIN];
+    // DECIMAL orders as signed numbers, not as the unsigned bytes a range compares:
+    // null counts only.
+    const ranged = element.converted_type !== 'DECIMAL';
+    let chunk: ValueRange | undefined;
     for (const [p, q] of pageRanges(c, start, end)) {
+      const range = ranged ? valueRange(c, hasNulls, p, q) : undefined;
+      chunk = wider(c, chunk, range);
+      const [min, max] = rangeStats(c, range);
       page.reset();
       if (optional) page.levels(hasNulls, p, q);
       page.plainValues(c, hasNulls, p, q);
-      this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.PLAIN);
+      this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.PLAIN, {
+        firstRow: p - start,
+        rows: q - p,
+        nulls: q - p - countPresent(hasNulls, p, q),
+        min,
+        max,
+      });
     }
-    // DECIMAL orders as signed numbers, not as the unsigned bytes bounds() compares:
-    // null count only.
-    if (element.converted_type !== 'DECIMAL')
-      [meta.min, meta.max] = bounds(c, hasNulls, start, end);
+    [meta.min, meta.max] = rangeStats(c, chunk);
     return meta;
   }
 
-  /** Compress the page body built in `page`, and write its header and body. */
-  private writePage(meta: ChunkMeta, type: number, values: number, encoding: number): void {
+  /**
+   * Compress the page body built in `page`, and write its header and body. A data page
+   * comes with its statistics (`stats`), kept for the page indexes.
+   */
+  private writePage(
+    meta: ChunkMeta,
+    type: number,
+    values: number,
+    encoding: number,
+    stats?: PageStats,
+  ): void {
+    const offset = this.offset;
     const body = this.page.view();
     const compressed = this.compress ? this.compress(body) : body.slice();
     const h = this.header;
@@ -261,6 +349,9 @@ class FileSink {
     this.write(compressed);
     meta.uncompressed += header.length + body.length;
     meta.compressed += header.length + compressed.length;
+    if (stats === undefined) return;
+    meta.pages.push({ ...stats, offset, size: header.length + compressed.length });
+    if (stats.nulls < stats.rows && stats.min === undefined) meta.pageBounds = false;
   }
 }
 
@@ -325,31 +416,45 @@ function localDictionary(
 }
 
 /**
- * Unsigned byte-wise min and max (Parquet's order for UTF-8 and byte strings) of the
- * entries `which` lists, compared in place rather than cut out one by one.
+ * The entries `which` lists that are least and greatest in unsigned byte-wise order
+ * (Parquet's order for UTF-8 and byte strings), compared in place rather than cut out
+ * one by one; undefined when it lists none.
  */
-function byteStringBounds(
-  { data, offsets }: ByteStrings,
+function byteStringRange(
+  strings: ByteStrings,
   which: Iterable<number>,
-): [Uint8Array | undefined, Uint8Array | undefined] {
-  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const compare = (a: number, b: number) =>
-    bytes.compare(
-      bytes,
-      offsets[b] as number,
-      offsets[b + 1] as number,
-      offsets[a] as number,
-      offsets[a + 1] as number,
-    );
+): [number, number] | undefined {
   let min = -1;
   let max = -1;
   for (const e of which) {
-    if (min < 0 || compare(e, min) < 0) min = e;
-    if (max < 0 || compare(e, max) > 0) max = e;
+    if (min < 0 || compareEntries(strings, e, min) < 0) min = e;
+    if (max < 0 || compareEntries(strings, e, max) > 0) max = e;
   }
-  if (min < 0) return [undefined, undefined];
-  const entry = (i: number) => bytes.subarray(offsets[i] as number, offsets[i + 1] as number);
-  const [lo, hi] = [entry(min), entry(max)];
+  return min < 0 ? undefined : [min, max];
+}
+
+/** Entry a against entry b, in place (a Uint8Array, as it arrives from the task, is fine). */
+function compareEntries({ data, offsets }: ByteStrings, a: number, b: number): number {
+  return compareBytes.call(
+    data,
+    data,
+    offsets[b] as number,
+    offsets[b + 1] as number,
+    offsets[a] as number,
+    offsets[a + 1] as number,
+  );
+}
+
+const compareBytes = Buffer.prototype.compare;
+
+/** The entries of a range as statistics; none when either is longer than MAX_STAT_BYTES. */
+function byteStringStats(
+  { data, offsets }: ByteStrings,
+  range: [number, number] | undefined,
+): [Uint8Array | undefined, Uint8Array | undefined] {
+  if (range === undefined) return [undefined, undefined];
+  const entry = (i: number) => data.subarray(offsets[i] as number, offsets[i + 1] as number);
+  const [lo, hi] = [entry(range[0]), entry(range[1])];
   if (lo.length > MAX_STAT_BYTES || hi.length > MAX_STAT_BYTES) return [undefined, undefined];
   return [lo.slice(), hi.slice()];
 }
@@ -359,15 +464,18 @@ function* presentRows(nulls: Uint8Array | undefined, start: number, end: number)
   for (let r = start; r < end; r++) if (nulls === undefined || nulls[r] === 0) yield r;
 }
 
-/** Min and max of the non-null values in [start, end), in Parquet's plain encoding. */
-function bounds(
+/** Least and greatest non-null value: numbers, or entries of a plain byte-string column. */
+type ValueRange = [number | bigint, number | bigint];
+
+/** The range of the non-null values in [start, end) of a plain (not dictionary) column. */
+function valueRange(
   c: FlatColumnData,
   nulls: Uint8Array | undefined,
   start: number,
   end: number,
-): [Uint8Array | undefined, Uint8Array | undefined] {
-  if (c.kind === 'plain') return byteStringBounds(c.strings, presentRows(nulls, start, end));
-  if (c.kind === 'dictionary') throw new Error('dictionary bounds come from the dictionary');
+): ValueRange | undefined {
+  if (c.kind === 'plain') return byteStringRange(c.strings, presentRows(nulls, start, end));
+  if (c.kind === 'dictionary') throw new Error('dictionary ranges come from the dictionary');
   const values = c.values;
   let min: number | bigint | undefined;
   let max: number | bigint | undefined;
@@ -378,7 +486,41 @@ function bounds(
     if (min === undefined || v < min) min = v;
     if (max === undefined || v > max) max = v;
   }
-  if (min === undefined || max === undefined) return [undefined, undefined];
+  return min === undefined || max === undefined ? undefined : [min, max];
+}
+
+/** The range covering both (a chunk's, from its pages'). */
+function wider(
+  c: FlatColumnData,
+  a: ValueRange | undefined,
+  b: ValueRange | undefined,
+): ValueRange | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  if (c.kind === 'plain') {
+    const [aMin, aMax] = a as [number, number];
+    const [bMin, bMax] = b as [number, number];
+    return [
+      compareEntries(c.strings, bMin, aMin) < 0 ? bMin : aMin,
+      compareEntries(c.strings, bMax, aMax) > 0 ? bMax : aMax,
+    ];
+  }
+  // Not Math.min/max: int64 ranges may be bigints.
+  // biome-ignore lint/complexity/useMathMinMax: bigint values
+  const min = b[0] < a[0] ? b[0] : a[0];
+  // biome-ignore lint/complexity/useMathMinMax: bigint values
+  const max = b[1] > a[1] ? b[1] : a[1];
+  return [min, max];
+}
+
+/** A range as min and max statistics, in Parquet's plain encoding of the column's type. */
+function rangeStats(
+  c: FlatColumnData,
+  range: ValueRange | undefined,
+): [Uint8Array | undefined, Uint8Array | undefined] {
+  if (range === undefined) return [undefined, undefined];
+  if (c.kind === 'plain') return byteStringStats(c.strings, range as [number, number]);
+  if (c.kind === 'dictionary') throw new Error('dictionary ranges come from the dictionary');
+  let [min, max] = range;
   // Parquet: a zero min is written -0 and a zero max +0, whatever their sign.
   if (min === 0) min = -0;
   if (max === 0) max = 0;
@@ -706,8 +848,37 @@ function rowGroup(w: ThriftWriter, g: RowGroupMeta): void {
     w.struct(12).i64(3, c.nullCount);
     if (c.max !== undefined && c.min !== undefined) w.binary(5, c.max).binary(6, c.min);
     w.end();
-    w.end().end();
+    w.end();
+    if (c.offsetIndex !== undefined) w.i64(4, c.offsetIndex.offset).i32(5, c.offsetIndex.length);
+    if (c.columnIndex !== undefined) w.i64(6, c.columnIndex.offset).i32(7, c.columnIndex.length);
+    w.end();
   }
   w.i64(2, uncompressed).i64(3, g.rows).i64(5, g.offset).i64(6, compressed);
   w.end();
+}
+
+/** OffsetIndex: each data page's offset, size (header included) and first row. */
+function offsetIndexBytes(pages: readonly PageEntry[]): Uint8Array {
+  const w = new ThriftWriter(64 + pages.length * 16);
+  w.list(1, TType.Struct, pages.length);
+  for (const p of pages) w.element().i64(1, p.offset).i32(2, p.size).i64(3, p.firstRow).end();
+  w.end();
+  return w.bytes().slice();
+}
+
+/** ColumnIndex: per data page, whether it is all nulls, its min and max, its null count. */
+function columnIndexBytes(pages: readonly PageEntry[]): Uint8Array {
+  const w = new ThriftWriter(64 + pages.length * 32);
+  const empty = new Uint8Array(0);
+  w.list(1, TType.True, pages.length);
+  for (const p of pages) w.boolElement(p.nulls === p.rows);
+  w.list(2, TType.Binary, pages.length);
+  for (const p of pages) w.binaryElement(p.min ?? empty);
+  w.list(3, TType.Binary, pages.length);
+  for (const p of pages) w.binaryElement(p.max ?? empty);
+  w.i32(4, 0); // BoundaryOrder.UNORDERED: true of any pages
+  w.list(5, TType.I64, pages.length);
+  for (const p of pages) w.i64Element(p.nulls);
+  w.end();
+  return w.bytes().slice();
 }

@@ -1,7 +1,7 @@
 /**
  * A writer for Thrift's compact protocol, the encoding of Parquet's page headers and
  * footer (flat-parquet-encoder.ts). Only what those structures use: i32, i64, bool,
- * binary, lists of structs / i32 / binary, and nested structs.
+ * binary, lists of structs / i32 / i64 / bool / binary, and nested structs.
  *
  * Field headers are written as a delta from the previous field id of the same struct
  * when it fits in 4 bits (ids ascending, as Parquet's structures are written here),
@@ -103,6 +103,16 @@ export class ThriftWriter {
   /** An i32 list element. */
   i32Element(value: number): this {
     return this.zigzag(value);
+  }
+
+  /** An i64 list element. */
+  i64Element(value: number): this {
+    return this.zigzag(value);
+  }
+
+  /** A bool list element (in a list of type TType.True): one byte, 1 or 2. */
+  boolElement(value: boolean): this {
+    return this.byte(value ? TType.True : TType.False);
   }
 
   /** A binary (or string) list element. */

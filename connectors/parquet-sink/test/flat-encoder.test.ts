@@ -4,10 +4,11 @@
  * and pages, a string column outgrowing its dictionary, statistics, each codec, and a
  * schema growing while rows are buffered.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { parquetMetadata, readColumnIndex, readOffsetIndex } from 'hyparquet';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
 import type { ParquetCodec } from '../codecs.ts';
@@ -225,6 +226,106 @@ describe('flat Parquet encoder', () => {
       `SELECT count(*) AS n FROM read_parquet('${path}') WHERE i32 = ${7 * 7919}`,
     );
     expect(Number(hits[0]?.n)).toBe(1);
+  });
+
+  it('writes page indexes that an independent reader finds: page locations, and per page nulls, min and max', async () => {
+    const schema = Schemas.struct([
+      ['id', Schemas.int64()],
+      ['v', Schemas.float64(opt)],
+      ['tag', Schemas.string(opt)],
+      ['code', Schemas.bytes(opt)],
+      ['price', Schemas.decimal(2, opt)],
+      ['gone', Schemas.string(opt)],
+    ]);
+    // int64 pages hold 131,072 values: 300,000 rows in row groups of 200,000 make
+    // chunks of two pages and of one. `gone` is null throughout. `code` stays ASCII:
+    // the reader decodes byte-string bounds as UTF-8.
+    const rows = Array.from({ length: 300_000 }, (_, i) => ({
+      id: 1_000_000 - i,
+      v: i % 10 === 0 ? null : (i % 977) - 300.5,
+      tag: i % 7 === 0 ? null : `tag-${(i * 31) % 5}`,
+      code: i % 3 === 0 ? null : new Uint8Array([(i * 13) & 0x7f, i & 0x0f]),
+      price: i % 4 === 0 ? null : BigInt(i) - 100n,
+      gone: null,
+    }));
+    const path = encode(schema, rows, 'zstd', 200_000);
+    const file = readFileSync(path);
+    const buffer = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength);
+    const metadata = parquetMetadata(buffer);
+    const reader = (offset: number | bigint) => ({
+      view: new DataView(buffer),
+      offset: Number(offset),
+    });
+    const elements = new Map(metadata.schema.map((e) => [e.name, e]));
+    let multiPage = 0;
+    for (const [g, group] of metadata.row_groups.entries()) {
+      const groupRows = rows.slice(g * 200_000, g * 200_000 + Number(group.num_rows));
+      for (const chunk of group.columns) {
+        const meta = chunk.meta_data!;
+        const name = meta.path_in_schema[0] as string;
+        const locations = readOffsetIndex(reader(chunk.offset_index_offset!)).page_locations;
+        // The pages, in order, end to end after the dictionary page (if any).
+        expect(Number(locations[0]!.offset)).toBe(Number(meta.data_page_offset));
+        expect(locations.map((l) => Number(l.first_row_index))[0]).toBe(0);
+        const chunkStart = Number(meta.dictionary_page_offset ?? meta.data_page_offset);
+        const chunkEnd = chunkStart + Number(meta.total_compressed_size);
+        const last = locations.at(-1)!;
+        expect(Number(last.offset) + last.compressed_page_size).toBe(chunkEnd);
+        for (let k = 1; k < locations.length; k++) {
+          const before = locations[k - 1]!;
+          expect(Number(locations[k]!.offset)).toBe(
+            Number(before.offset) + before.compressed_page_size,
+          );
+          expect(Number(locations[k]!.first_row_index)).toBeGreaterThan(
+            Number(before.first_row_index),
+          );
+        }
+        if (locations.length > 1) multiPage++;
+        if (name === 'price') {
+          // DECIMAL gets no min/max anywhere, so no column index either.
+          expect(chunk.column_index_offset).toBeUndefined();
+          continue;
+        }
+        const index = readColumnIndex(reader(chunk.column_index_offset!), elements.get(name)!);
+        expect(index.boundary_order).toBe('UNORDERED');
+        locations.forEach((location, k) => {
+          const from = Number(location.first_row_index);
+          const to =
+            k + 1 < locations.length ? Number(locations[k + 1]!.first_row_index) : groupRows.length;
+          const values = groupRows
+            .slice(from, to)
+            .map((r) => r[name as keyof (typeof rows)[number]]);
+          const present = values.filter((v) => v !== null);
+          expect(Number(index.null_counts?.[k])).toBe(values.length - present.length);
+          expect(index.null_pages[k]).toBe(present.length === 0);
+          if (present.length === 0) return;
+          const hex = (v: unknown) => Buffer.from(v as Uint8Array).toString('hex');
+          const sorted =
+            name === 'code'
+              ? (present as Uint8Array[]).map(hex).sort()
+              : name === 'tag'
+                ? (present as string[]).sort()
+                : (present as number[]).sort((a, b) => a - b);
+          const bound = (v: unknown) =>
+            name === 'code' ? hex(v) : name === 'id' ? Number(v as bigint) : v;
+          expect([bound(index.min_values[k]), bound(index.max_values[k])]).toEqual([
+            sorted[0],
+            sorted.at(-1),
+          ]);
+        });
+      }
+    }
+    expect(multiPage).toBeGreaterThanOrEqual(1);
+    // Every other reader still reads the file as before.
+    const [agg] = await query(
+      `SELECT count(*) AS n, sum(id) AS ids, count(v) AS vs, count(gone) AS gone FROM read_parquet('${path}')`,
+    );
+    expect(agg).toEqual({
+      n: 300_000n,
+      ids: BigInt(rows.reduce((a, r) => a + r.id, 0)),
+      vs: 270_000n,
+      gone: 0n,
+    });
   });
 
   it('keeps a string column plain once its dictionary outgrows the limit, across several pages', async () => {
