@@ -23,6 +23,7 @@ import { releaseJsonBytes } from './json-byte-output.ts';
 import { endOfObjectBytes, parseJson } from './json-reader.ts';
 import { JsonToConnect } from './json-to-connect.ts';
 import { type DecimalFormat, JsonWriter } from './json-writer.ts';
+import { SchemalessShapes } from './schemaless-shapes.ts';
 
 export const jsonConverterConfigDefs: AnyConfigDef[] = [
   define<boolean>({
@@ -76,6 +77,8 @@ export class JsonConverter implements Converter {
   /** The schema of the last envelope read, by its exact bytes (see compactEnvelope). */
   private lastEnvelopeSchema: { bytes: Buffer; schema: Schema | null } | undefined;
   private heads = new WeakMap<Schema, Buffer>();
+  /** Schemaless messages of a repeating flat shape, read from their bytes. */
+  private shapes = new SchemalessShapes();
 
   configure(config: Readonly<Record<string, unknown>>, _isKey: boolean): void {
     const { values } = parseConfigOrThrow(jsonConverterConfigDefs, config);
@@ -88,6 +91,7 @@ export class JsonConverter implements Converter {
     this.reader = new JsonToConnect(values['schemas.cache.size'] as number, replaceNullWithDefault);
     this.lastEnvelopeSchema = undefined;
     this.heads = new WeakMap();
+    this.shapes = new SchemalessShapes();
   }
 
   fromConnectData(_topic: string, schema: Schema | null, value: unknown): Buffer | null {
@@ -124,9 +128,13 @@ export class JsonConverter implements Converter {
     if (this.schemasEnabled) {
       const fast = this.compactEnvelope(buf);
       if (fast !== null) return fast;
+    } else {
+      const fast = this.shapes.read(buf);
+      if (fast !== undefined) return { schema: null, value: fast };
     }
     const { value: json, exact } = parseJson(buf.toString('utf8'));
     if (!this.schemasEnabled) {
+      if (!exact) this.shapes.learn(json);
       return { schema: null, value: exact ? this.reader.value(null, json) : json };
     }
     if (
