@@ -97,16 +97,28 @@ export function matchesInference(value: unknown, inferred: Schema, hint?: Schema
   if (!isStructValue(value) || Array.isArray(value) || value instanceof Map) return false;
   if (inferred.type !== 'struct') return false;
   const fields = inferred.fields ?? [];
+  const hinted = hint?.fields === undefined ? undefined : fieldSchemas(hint);
   let i = 0;
   for (const name in value) {
     if (!Object.hasOwn(value, name)) continue;
     const v = (value as Record<string, unknown>)[name];
     const field = fields[i++];
     if (v === null || v === undefined || field === undefined || field.name !== name) return false;
-    const hinted = hint?.fields?.find((f) => f.name === name)?.schema;
-    if (!matchesInference(v, field.schema, hinted)) return false;
+    if (!matchesInference(v, field.schema, hinted?.get(name))) return false;
   }
   return i === fields.length;
+}
+
+const fieldSchemasOf = new WeakMap<Schema, Map<string, Schema>>();
+
+/** A struct schema's fields by name, made once per schema (this runs per record). */
+function fieldSchemas(schema: Schema): Map<string, Schema> {
+  let byName = fieldSchemasOf.get(schema);
+  if (byName === undefined) {
+    byName = new Map((schema.fields ?? []).map((f) => [f.name, f.schema]));
+    fieldSchemasOf.set(schema, byName);
+  }
+  return byName;
 }
 
 /** Elements of one array: int64 and float64 meet at float64; other differences fail. */
