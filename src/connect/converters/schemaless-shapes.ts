@@ -14,8 +14,9 @@
  * Bounds: a converter keeps at most MAX_SHAPES readers (a reader is generated code);
  * past that, or after MAX_MISSES records in a row that no reader took (a producer
  * writing spaces, say), it stops trying, so the general path costs no more than before.
- * Measured on bench/parquet-sink's rows without schemas: see the closing note of
- * issue 8.
+ * Measured on bench/parquet-sink's rows without schemas (8 fields, 140 bytes): the
+ * converter alone went from 0.51-0.76M to 0.84-1.26M rows/s, JSON.parse's own rate being
+ * 0.49-0.76M on the same machine.
  */
 import { type Schema, Schemas } from '../api/index.ts';
 import { CompactStructReader } from './compact-struct-reader.ts';
