@@ -22,8 +22,9 @@
  * type-defined column order, so readers trust min_value/max_value.
  * Page indexes, as parquet-mr and Arrow write them, after the row groups: an
  * OffsetIndex per column chunk (where each data page is, and its first row) and a
- * ColumnIndex (each page's null count, min and max; boundary order UNORDERED) for
- * every chunk whose pages all have bounds, so readers skip pages, not only row groups.
+ * ColumnIndex (each page's null count, min and max, and whether pages ascend or
+ * descend) for every chunk whose pages all have bounds, so readers skip pages, not only
+ * row groups.
  *
  * Deterministic like the other encoder: the same columns, schema, codec and metadata
  * give the same bytes.
@@ -103,6 +104,11 @@ interface PageEntry {
   nulls: number;
   min: Uint8Array | undefined;
   max: Uint8Array | undefined;
+  /**
+   * The bounds as values that compare in the column's order, for the boundary order:
+   * numbers or bigints, or (byte strings) `min` and `max` themselves.
+   */
+  order: [number | bigint, number | bigint] | undefined;
 }
 
 /** A data page's rows and statistics, before it is written. */
@@ -241,6 +247,7 @@ class FileSink {
         nulls: rows,
         min: undefined,
         max: undefined,
+        order: undefined,
       });
       return meta;
     }
@@ -289,6 +296,7 @@ class FileSink {
           nulls: q - p - present,
           min,
           max,
+          order: undefined,
         });
       }
       meta.encodings = optional
@@ -315,6 +323,7 @@ class FileSink {
         nulls: q - p - countPresent(hasNulls, p, q),
         min,
         max,
+        order: c.kind === 'plain' ? undefined : range,
       });
     }
     [meta.min, meta.max] = rangeStats(c, chunk);
@@ -866,6 +875,48 @@ function offsetIndexBytes(pages: readonly PageEntry[]): Uint8Array {
   return w.bytes().slice();
 }
 
+const BoundaryOrder = { UNORDERED: 0, ASCENDING: 1, DESCENDING: 2 } as const;
+
+/**
+ * ASCENDING when, from page to page (all-null pages left out), neither min nor max goes
+ * down; DESCENDING when neither goes up; else UNORDERED. Readers binary-search ordered
+ * pages (a CDC table's key, a timestamp). One page is ASCENDING, as parquet-mr has it.
+ */
+function boundaryOrder(pages: readonly PageEntry[]): number {
+  let ascending = true;
+  let descending = true;
+  let last: PageEntry | undefined;
+  for (const p of pages) {
+    if (p.nulls === p.rows) continue;
+    if (last !== undefined) {
+      const lo = compareBound(last, p, 0);
+      const hi = compareBound(last, p, 1);
+      if (lo > 0 || hi > 0) ascending = false;
+      if (lo < 0 || hi < 0) descending = false;
+    }
+    last = p;
+  }
+  return ascending
+    ? BoundaryOrder.ASCENDING
+    : descending
+      ? BoundaryOrder.DESCENDING
+      : BoundaryOrder.UNORDERED;
+}
+
+/** a's bound against b's (0: min, 1: max), in the column's order. */
+function compareBound(a: PageEntry, b: PageEntry, which: 0 | 1): number {
+  if (a.order !== undefined && b.order !== undefined) {
+    const x = a.order[which];
+    const y = b.order[which];
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  // Byte strings: their statistics are the bytes, in Parquet's unsigned order.
+  return Buffer.compare(
+    (which === 0 ? a.min : a.max) as Uint8Array,
+    (which === 0 ? b.min : b.max) as Uint8Array,
+  );
+}
+
 /** ColumnIndex: per data page, whether it is all nulls, its min and max, its null count. */
 function columnIndexBytes(pages: readonly PageEntry[]): Uint8Array {
   const w = new ThriftWriter(64 + pages.length * 32);
@@ -876,7 +927,7 @@ function columnIndexBytes(pages: readonly PageEntry[]): Uint8Array {
   for (const p of pages) w.binaryElement(p.min ?? empty);
   w.list(3, TType.Binary, pages.length);
   for (const p of pages) w.binaryElement(p.max ?? empty);
-  w.i32(4, 0); // BoundaryOrder.UNORDERED: true of any pages
+  w.i32(4, boundaryOrder(pages));
   w.list(5, TType.I64, pages.length);
   for (const p of pages) w.i64Element(p.nulls);
   w.end();
