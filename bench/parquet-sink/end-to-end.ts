@@ -15,8 +15,8 @@
  * join are inside (milliseconds: this broker has no initial rebalance delay).
  *
  * A last run sends the same rows as plain JSON (schemas.enable=false, the sink infers
- * the schema): the difference to the first is the cost of the inline schema. Its
- * values are byte for byte the NDJSON lines DuckDB reads.
+ * the schema), to the local store and to S3: the difference to the first two is the
+ * cost of the inline schema. Its values are byte for byte the NDJSON lines DuckDB reads.
  *
  * Before the timed runs, a warm-up run sinks WARMUP_ROWS other rows in the same way
  * and prints its own lines (e2e.warmup.*): a worker runs for days, and the first
@@ -34,7 +34,7 @@
  *      It runs the compiled build when dist/ is fresh (`npm run build`), as `connect`
  *      does, and says which with a `# runtime:` line; BENCH_FROM_SOURCE=1 runs src/.
  *      BENCH_FETCH_BYTES=8388608 ... sets consumer.max.partition.fetch.bytes (default 1 MiB)
- *      BENCH_RUNS=local,s3,schemaless ... the sink runs to do (default all three)
+ *      BENCH_RUNS=local,s3,schemaless,schemaless-s3 ... the sink runs to do (default all four)
  *      BENCH_CPU_PROF=dir ... writes a CPU profile of the main thread over each timed
  *        sink run (from resuming the connector to the last commit) into dir, one per run;
  *        `node --cpu-prof` would also profile producing the topic and DuckDB
@@ -114,7 +114,7 @@ const TOPIC = 'shop.public.orders';
 /** The same rows without the schema envelope (schemas.enable=false, inferred schema). */
 const SCHEMALESS_TOPIC = 'orders-schemaless';
 const WARMUP_TOPIC = 'orders-warmup';
-const RUNS = new Set((process.env.BENCH_RUNS ?? 'local,s3,schemaless').split(','));
+const RUNS = new Set((process.env.BENCH_RUNS ?? 'local,s3,schemaless,schemaless-s3').split(','));
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 /** Print each thread's CPU time over a sink run (BENCH_THREADS=1). */
 const THREADS = process.env.BENCH_THREADS === '1';
@@ -446,7 +446,7 @@ try {
   // the collector must mark again and again.
   const { duck, convertMs } = await withRows(async (rows) => {
     line('topic.value_bytes', await produceAll(kafka, TOPIC, rows, true), 'bytes');
-    if (RUNS.has('schemaless')) {
+    if (RUNS.has('schemaless') || RUNS.has('schemaless-s3')) {
       line(
         'topic.schemaless.value_bytes',
         await produceAll(kafka, SCHEMALESS_TOPIC, rows, false),
@@ -516,15 +516,22 @@ try {
     line('e2e.local.main_thread_cpu_per_row', (mainMs * 1000) / ROWS, 'us');
   }
 
+  const s3Store = {
+    'store.url': s3.endpoint,
+    's3.bucket.name': 'bench',
+    's3.region': s3.region,
+    'aws.access.key.id': s3.credentials.accessKeyId,
+    'aws.secret.access.key': s3.credentials.secretAccessKey,
+    's3.part.size': String(5 * 1024 * 1024),
+  };
+  /** The converter of the schemaless runs: plain JSON values, the schema inferred. */
+  const plainJson = {
+    'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
+    'value.converter.schemas.enable': 'false',
+  };
+
   if (RUNS.has('s3')) {
-    const { ms: s3Ms } = await runSink(admin, config, 'e2e-s3', {
-      'store.url': s3.endpoint,
-      's3.bucket.name': 'bench',
-      's3.region': s3.region,
-      'aws.access.key.id': s3.credentials.accessKeyId,
-      'aws.secret.access.key': s3.credentials.secretAccessKey,
-      's3.part.size': String(5 * 1024 * 1024),
-    });
+    const { ms: s3Ms } = await runSink(admin, config, 'e2e-s3', s3Store);
     const s3Rate = Math.round((ROWS / s3Ms) * 1000);
     line('e2e.s3rver.rate', s3Rate, 'rows/s');
     line('e2e.s3rver.bytes', folderBytes(join(s3.directory, 'bench'), '._S3rver_object'), 'bytes');
@@ -543,11 +550,7 @@ try {
       admin,
       config,
       'e2e-schemaless',
-      {
-        'store.url': `file://${join(dir, 'lake-schemaless')}`,
-        'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
-        'value.converter.schemas.enable': 'false',
-      },
+      { 'store.url': `file://${join(dir, 'lake-schemaless')}`, ...plainJson },
       SCHEMALESS_TOPIC,
     );
     const plainRate = Math.round((ROWS / plainMs) * 1000);
@@ -558,6 +561,25 @@ try {
     line('e2e.local_schemaless.rate_vs_target_150k', plainRate / 150_000, 'ratio');
     line('e2e.local_schemaless.cpu_per_row', (plainCpuMs * 1000) / ROWS, 'us');
     line('e2e.local_schemaless.main_thread_cpu_per_row', (plainMainMs * 1000) / ROWS, 'us');
+  }
+
+  if (RUNS.has('schemaless-s3')) {
+    const { ms, cpuMs } = await runSink(
+      admin,
+      config,
+      'e2e-schemaless-s3',
+      { ...s3Store, ...plainJson },
+      SCHEMALESS_TOPIC,
+    );
+    const rate = Math.round((ROWS / ms) * 1000);
+    line('e2e.s3rver_schemaless.rate', rate, 'rows/s');
+    line(
+      'e2e.s3rver_schemaless.bytes',
+      folderBytes(join(s3.directory, 'bench', 'topics', SCHEMALESS_TOPIC), '._S3rver_object'),
+      'bytes',
+    );
+    line('e2e.s3rver_schemaless.rate_vs_duckdb', rate / duckRate, 'ratio');
+    line('e2e.s3rver_schemaless.cpu_per_row', (cpuMs * 1000) / ROWS, 'us');
   }
 } finally {
   await admin.disconnect();
