@@ -32,7 +32,6 @@
 import {
   type Clock,
   ConnectException,
-  DataException,
   errorKind,
   RetriableException,
   type SinkRecord,
@@ -44,10 +43,8 @@ import type { ParquetSinkConfig } from './config.ts';
 import { type EncoderPlacement, FileEncoder } from './file-encoder.ts';
 import { topicPrefix } from './file-naming.ts';
 import { type ObjectStore, StoreError } from './object-store.ts';
-import { createPartitioner, PartitionerError } from './partitioner.ts';
+import { createPartitioner } from './partitioner.ts';
 import { recoverPosition } from './recovery.ts';
-import { InferenceError } from './schema-inference.ts';
-import { SchemaMappingError } from './schema-mapping.ts';
 import { TopicPartitionWriter } from './topic-partition-writer.ts';
 
 const CHECK_EVERY = 1000;
@@ -135,10 +132,9 @@ export class ParquetSinkWriter {
       try {
         w.append(record);
       } catch (e) {
-        const errant = report === undefined ? undefined : errantError(record, e);
-        if (report === undefined || errant === undefined) throw e;
+        if (report === undefined || errorKind(e) !== 'data') throw e;
         w.skip(record);
-        reports.push(report(record, errant));
+        reports.push(report(record, e as Error));
       }
       if (++sinceCheck >= CHECK_EVERY) {
         sinceCheck = 0;
@@ -286,23 +282,4 @@ export class ParquetSinkWriter {
       throw e;
     }
   }
-}
-
-/**
- * The error to report for a record append() refused, as a DataException naming the
- * record; undefined for failures that are not about the record (those fail the task).
- */
-function errantError(record: SinkRecord, e: unknown): Error | undefined {
-  if (errorKind(e) === 'data') return e as Error;
-  if (
-    e instanceof PartitionerError ||
-    e instanceof InferenceError ||
-    e instanceof SchemaMappingError
-  ) {
-    return new DataException(
-      `record ${record.topic}-${record.kafkaPartition}@${record.kafkaOffset} cannot be written: ${e.message}`,
-      { cause: e },
-    );
-  }
-  return undefined;
 }

@@ -61,12 +61,12 @@ import type { FileEncoder } from './file-encoder.ts';
 import { fileName, objectKey } from './file-naming.ts';
 import { kafkaColumns, kafkaColumnValues } from './kafka-columns.ts';
 import type { ObjectStore } from './object-store.ts';
-import type { Partitioner } from './partitioner.ts';
+import { type Partitioner, PartitionerError } from './partitioner.ts';
 import { type GroupMetadata, groupKv, type RecoveredPosition } from './recovery.ts';
 import { RowBuffer } from './row-buffer.ts';
 import { type Compatibility, evolve } from './schema-evolution.ts';
-import { inferSchema, matchesInference } from './schema-inference.ts';
-import { type ParquetSchema, toParquetSchema } from './schema-mapping.ts';
+import { InferenceError, inferSchema, matchesInference } from './schema-inference.ts';
+import { type ParquetSchema, SchemaMappingError, toParquetSchema } from './schema-mapping.ts';
 
 const NO_EXTRAS: readonly unknown[] = [];
 const EMPTY_STRUCT: Schema = Object.freeze({ type: 'struct', optional: true, fields: [] });
@@ -220,7 +220,30 @@ export class TopicPartitionWriter {
     );
   }
 
+  /**
+   * Buffer one record. What makes this record unwritable (its value, its schema, what
+   * the partitioner needs of it) throws a DataException naming it, the task's to fail
+   * on or report as errant; other errors pass as they are.
+   */
   append(record: SinkRecord): void {
+    try {
+      this.buffer(record);
+    } catch (e) {
+      if (
+        e instanceof PartitionerError ||
+        e instanceof InferenceError ||
+        e instanceof SchemaMappingError
+      ) {
+        throw new DataException(
+          `record ${this.topic}-${this.partition}@${record.kafkaOffset} cannot be written: ${e.message}`,
+          { cause: e },
+        );
+      }
+      throw e;
+    }
+  }
+
+  private buffer(record: SinkRecord): void {
     const offset = record.kafkaOffset;
     if (offset <= this.lastOffset) return; // redelivered after a retriable failure
     if (this.pendingBoundary !== undefined && offset > this.pendingBoundary) {
