@@ -88,8 +88,6 @@ interface ChunkMeta {
   max: Uint8Array | undefined;
   /** The data pages, in order, for the page indexes. */
   pages: PageEntry[];
-  /** Every page that holds a value has min and max: the chunk gets a ColumnIndex. */
-  pageBounds: boolean;
   offsetIndex: { offset: number; length: number } | undefined;
   columnIndex: { offset: number; length: number } | undefined;
 }
@@ -165,7 +163,8 @@ export function encodeFlatParquet(
   }
   // Page indexes: every ColumnIndex, then every OffsetIndex, as parquet-mr lays them out.
   for (const c of groups.flatMap((g) => g.columns)) {
-    if (!c.pageBounds) continue;
+    // Only where every page holding a value has bounds (not DECIMAL, nor long strings).
+    if (!c.pages.every((p) => p.nulls === p.rows || p.min !== undefined)) continue;
     const bytes = columnIndexBytes(c.pages);
     c.columnIndex = { offset: file.offset, length: bytes.length };
     file.write(bytes);
@@ -227,7 +226,6 @@ class FileSink {
       min: undefined,
       max: undefined,
       pages: [],
-      pageBounds: element.converted_type !== 'DECIMAL',
       offsetIndex: undefined,
       columnIndex: undefined,
     };
@@ -358,9 +356,9 @@ class FileSink {
     this.write(compressed);
     meta.uncompressed += header.length + body.length;
     meta.compressed += header.length + compressed.length;
-    if (stats === undefined) return;
-    meta.pages.push({ ...stats, offset, size: header.length + compressed.length });
-    if (stats.nulls < stats.rows && stats.min === undefined) meta.pageBounds = false;
+    if (stats !== undefined) {
+      meta.pages.push({ ...stats, offset, size: header.length + compressed.length });
+    }
   }
 }
 
