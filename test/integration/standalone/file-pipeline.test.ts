@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBroker, type TestBroker } from '../../helpers/broker.ts';
+import { readRecords } from '../../helpers/read-records.ts';
 import { useTmpDir } from '../../helpers/tmp-dir.ts';
 import { fileLines, rest, useStandalone, waitFor, workerConfig } from './standalone-helpers.ts';
 
@@ -41,26 +42,7 @@ function sink(file: string, topic: string, name = 'file-sink') {
 
 /** Every value in the topic, read from the start with a plain kafkajs consumer. */
 async function topicValues(topic: string, expected: number): Promise<string[]> {
-  const kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
-  // Kafka's consumers wait at most fetch.max.wait.ms=500 for data; kafkajs's default is 5 s.
-  const consumer = kafka.consumer({
-    groupId: `reader-${topic}-${Date.now()}`,
-    maxWaitTimeInMs: 500,
-  });
-  const values: string[] = [];
-  try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => void values.push(message.value?.toString() ?? 'null'),
-    });
-    await waitFor(`${expected} records in ${topic}`, () =>
-      values.length >= expected ? true : undefined,
-    );
-  } finally {
-    await consumer.disconnect();
-  }
-  return values;
+  return (await readRecords(broker.bootstrap, topic, expected)).map((r) => r.value);
 }
 
 describe('standalone mode with the file connectors', () => {
