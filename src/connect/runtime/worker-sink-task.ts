@@ -112,7 +112,8 @@ export class WorkerSinkTask {
   /** Clock time from which an idle put([]) is due: an interval after the last put. */
   private nextIdlePut = 0;
   private wakeSleep: (() => void) | null = null;
-  private readonly consumedOf = new WeakMap<object, ConsumedMessage>();
+  /** A record's error context, for the errant record reporter (errors.tolerance=all). */
+  private readonly contextOf = new WeakMap<object, ConsumedContext>();
   private stopped: Promise<void> | null = null;
   private taskStopped = false;
   /** Records handed to put, for tests and metrics. */
@@ -162,15 +163,17 @@ export class WorkerSinkTask {
     if (this.o.operator.toleratesAll) {
       return {
         ...ctx,
-        errantRecordReporter: (record, error) =>
-          this.o.operator.report(
+        errantRecordReporter: (record, error) => {
+          const consumed = this.contextOf.get(record)?.consumed;
+          return this.o.operator.report(
             {
               stage: 'TASK_PUT',
               className: this.o.taskClass,
-              ...(this.consumedOf.has(record) ? { consumed: this.consumedOf.get(record) } : {}),
+              ...(consumed !== undefined ? { consumed } : {}),
             },
             error,
-          ),
+          );
+        },
       };
     }
     return ctx;
@@ -444,8 +447,9 @@ export class WorkerSinkTask {
     };
     const transformed = o.transforms.apply(record, o.operator, ctx);
     if (transformed === null || transformed === skipped) return null;
-    // Only the errant record reporter needs to find the consumed bytes again.
-    if (o.operator.toleratesAll) this.consumedOf.set(transformed, ctx.consumed);
+    // Only the errant record reporter needs to find the consumed bytes again, and
+    // makes them from the context only for a record it reports.
+    if (o.operator.toleratesAll) this.contextOf.set(transformed, ctx);
     return transformed;
   }
 
