@@ -163,31 +163,70 @@ export class CompactStructReader {
 
 /** ASCII strings up to this long go through a field's StringCache. */
 const CACHED_STRING_MAX = 24;
-const STRING_SLOTS = 256;
+/** A cache starts with this many slots and may grow to STRING_SLOTS_MAX (see StringCache). */
+const STRING_SLOTS_MIN = 256;
+const STRING_SLOTS_MAX = 4096;
+/** Lookups between two looks at a cache's hit rate. */
+const STRING_WINDOW = 8192;
 
 /**
  * A field's last ASCII strings by hash slot. Enumerations, codes and flags (a CDC
  * row's status, `__op`) repeat from row to row; reading one from the cache costs a
- * compare of a few bytes where making it costs a call into the runtime and a string
- * to collect. A slot holds the last string that hashed there, so unique values only
+ * compare of a few bytes where making it costs a call into the runtime, a string to
+ * collect, and a hash computed again wherever the string is a key (a Parquet column's
+ * dictionary). A slot holds the last string that hashed there, so unique values only
  * cost the compare of a miss.
+ *
+ * The size adapts to the field. A field of a few hundred or thousand recurring values
+ * (product codes, cities) hits only now and then in 256 slots, its values evicting
+ * each other: while a window's hit rate is between 10% and 90%, the slots double, up
+ * to 4096 (32 KB of slots and at most 4096 short strings). A field that hits nearly
+ * always needs no more; one that nearly never hits holds unique values, for which more
+ * slots would only keep more garbage alive. Which strings come from the cache never
+ * changes a value read, only whether it is made again.
  */
-class StringCache {
-  private readonly slots: Array<string | null> = new Array<string | null>(STRING_SLOTS).fill(null);
+export class StringCache {
+  private slots: Array<string | null> = new Array<string | null>(STRING_SLOTS_MIN).fill(null);
+  private mask = STRING_SLOTS_MIN - 1;
+  private lookups = 0;
+  private hits = 0;
 
   /** The ASCII string of bytes[start, end), whose hash the caller computed. */
   get(bytes: Buffer, start: number, end: number, hash: number): string {
-    const slot = hash & (STRING_SLOTS - 1);
+    if (++this.lookups === STRING_WINDOW) this.review();
+    const slot = hash & this.mask;
     const cached = this.slots[slot] as string | null;
     const length = end - start;
     if (cached !== null && cached.length === length) {
       let k = 0;
       while (k < length && cached.charCodeAt(k) === bytes[start + k]) k++;
-      if (k === length) return cached;
+      if (k === length) {
+        this.hits++;
+        return cached;
+      }
     }
     const made = bytes.toString('latin1', start, end);
     this.slots[slot] = made;
     return made;
+  }
+
+  /** How many slots it has now. */
+  get size(): number {
+    return this.slots.length;
+  }
+
+  private review(): void {
+    const { hits, lookups } = this;
+    this.lookups = 0;
+    this.hits = 0;
+    if (this.slots.length >= STRING_SLOTS_MAX || hits * 10 < lookups || hits * 10 >= lookups * 9) {
+      return;
+    }
+    const size = this.slots.length * 2;
+    // Emptied rather than rehashed: the strings do not keep their hashes, and the
+    // recurring ones come back within a window.
+    this.slots = new Array<string | null>(size).fill(null);
+    this.mask = size - 1;
   }
 }
 

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Schema, Schemas } from '../../../../src/connect/api/index.ts';
-import { CompactStructReader } from '../../../../src/connect/converters/compact-struct-reader.ts';
+import {
+  CompactStructReader,
+  StringCache,
+} from '../../../../src/connect/converters/compact-struct-reader.ts';
 import { JsonConverter } from '../../../../src/connect/converters/json-converter.ts';
 import { parseJson } from '../../../../src/connect/converters/json-reader.ts';
 import { JsonToConnect } from '../../../../src/connect/converters/json-to-connect.ts';
@@ -225,5 +228,46 @@ describe('CompactStructReader', () => {
     expect(read(compact.replace('"id":1000001', '"id":12345678901234567'))).toBeUndefined(); // long
     expect(CompactStructReader.of(Schemas.struct([['d', Schemas.decimal(2)]]))).toBeNull();
     expect(CompactStructReader.of(Schemas.int32())).toBeNull();
+  });
+
+  describe('string cache', () => {
+    /** The cache's string for `text`, with the hash the compiled reader computes. */
+    const get = (cache: StringCache, text: string): string => {
+      const bytes = Buffer.from(text, 'latin1');
+      let hash = 0;
+      for (const c of bytes) hash = (Math.imul(hash, 31) + c) | 0;
+      return cache.get(bytes, 0, bytes.length, hash);
+    };
+
+    it('gives the same string object for the same bytes, and the right one on a collision', () => {
+      const cache = new StringCache();
+      const first = get(cache, 'PAID');
+      expect(get(cache, 'PAID')).toBe(first);
+      // Every string of one hash goes to one slot: each read still gives its own text.
+      for (const text of ['Aa', 'BB', 'Aa', 'BB']) expect(get(cache, text)).toBe(text);
+    });
+
+    it('grows for a field of recurring values that evict each other, up to 4096 slots', () => {
+      const cache = new StringCache();
+      let x = 0x2545f491;
+      for (let i = 0; i < 200_000; i++) {
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        get(cache, `city ${(x >>> 0) % 1500}`);
+      }
+      expect(cache.size).toBe(4096);
+    });
+
+    it('stays small for a few values and for unique ones', () => {
+      const few = new StringCache();
+      const unique = new StringCache();
+      for (let i = 0; i < 100_000; i++) {
+        get(few, ['c', 'u', 'd'][i % 3] as string);
+        get(unique, `id-${i}`);
+      }
+      expect(few.size).toBe(256);
+      expect(unique.size).toBe(256);
+    });
   });
 });
