@@ -8,17 +8,10 @@
 // plugin.path may be TypeScript or JavaScript either way.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
 import { buildIsFresh } from './build-freshness.js';
+import { applyWorkerV8Flags } from './v8-flags.js';
 
-// V8 lets the old generation grow to up to four times the live heap when collecting
-// is cheap, and a worker's heap is mostly short-lived records: the main heap of a CDC
-// worker sat at 130-150 MB over 30-40 MB live. Growth of at most twice the live heap
-// cut its peak RSS by about 60 MB at no measurable CPU cost (bench/cdc/end-to-end.ts).
-// A --heap-growing-percent given to node itself wins.
-if (!process.execArgv.some((a) => a.startsWith('--heap-growing-percent'))) {
-  v8.setFlagsFromString('--heap-growing-percent=100');
-}
+applyWorkerV8Flags();
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 let cli;

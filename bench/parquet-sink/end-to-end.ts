@@ -9,6 +9,7 @@
  *
  * Rows are CDC-shaped flat rows (what ExtractNewRecordState makes of Debezium events)
  * in JsonConverter's {"schema", "payload"} form, produced before the worker starts.
+ * The process has the V8 settings `connect` gives a worker (bin/v8-flags.js).
  * The connector is created paused (registered, no task yet). A run is timed from
  * resuming it until the group has committed the topic's end offset, which the sink
  * allows only once every row is in a durable file: starting the task and its group
@@ -64,6 +65,7 @@ import vm from 'node:vm';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { type Admin, Kafka, logLevel, type Message } from 'kafkajs';
 import { buildIsFresh } from '../../bin/build-freshness.js';
+import { applyWorkerV8Flags } from '../../bin/v8-flags.js';
 import { statCpuMs } from '../proc-cpu.ts';
 
 /**
@@ -384,6 +386,9 @@ async function duckdb(dir: string, rows: Array<Record<string, unknown>>) {
   }
   return { ms: best, bytes: statSync(out).size };
 }
+
+// The worker runs in this process: with the V8 settings bin/connect.js gives it.
+applyWorkerV8Flags();
 
 /** A full collection, through V8's gc() made available at run time. */
 v8.setFlagsFromString('--expose-gc');
