@@ -8,23 +8,28 @@
  * (snappy, 2 threads, from NDJSON) in the same run, its best of three.
  *
  * Rows are CDC-shaped flat rows (what ExtractNewRecordState makes of Debezium events)
- * in JsonConverter's {"schema", "payload"} form, produced before the worker starts.
- * The process has the V8 settings `connect` gives a worker (bin/v8-flags.js).
- * The connector is created paused (registered, no task yet). A run is timed from
- * resuming it until the group has committed the topic's end offset, which the sink
- * allows only once every row is in a durable file: starting the task and its group
- * join are inside (milliseconds: this broker has no initial rebalance delay).
+ * in JsonConverter's {"schema", "payload"} form. Each run has a topic of its own,
+ * produced before its worker starts: WARMUP_ROWS rows (BENCH_WARMUP, default 200,000),
+ * then the ROWS rows DuckDB writes. The process has the V8 settings `connect` gives a
+ * worker (bin/v8-flags.js).
  *
- * A last run sends the same rows as plain JSON (schemas.enable=false, the sink infers
- * the schema), to the local store and to S3: the difference to the first two is the
- * cost of the inline schema. Its values are byte for byte the NDJSON lines DuckDB reads.
+ * A run is timed in steady state, as a worker's tasks run for days: between the
+ * group's first commit past the warm-up and its commit of the topic's end offset, over
+ * the rows in between. The sink commits only rows in durable files, so that is rows
+ * per second into finished files. Both ends are seen the same way (a commit, found by
+ * polling), so their delays cancel. The warm-up prints its own `#` line: its rate
+ * includes starting the task, loading the plugin and V8 optimizing the whole path,
+ * which on 300k rows was a third of the CPU. (Timing from a pause after the warm-up,
+ * with the timed rows produced meanwhile, was no steady state: the collection after
+ * producing a million rows in this process dropped objects the sink's optimized code
+ * depended on, and V8 optimized it again inside the timed run.) DuckDB, for its part,
+ * counts its best of three. BENCH_WARMUP=0 times the cold run instead: from resuming
+ * the connector (created paused: registered, no task yet) to its last commit.
  *
- * Before the timed runs, a warm-up run sinks WARMUP_ROWS other rows in the same way
- * and prints its own lines (e2e.warmup.*): a worker runs for days, and the first
- * seconds of a fresh process (loading the plugin, V8 compiling and optimizing the
- * whole path on its helper threads, which on 300k rows was a third of the CPU) are
- * not its rate. DuckDB, for its part, counts its best of three.
- * BENCH_WARMUP=0 leaves the warm-up out: the first timed run is then the cold one.
+ * The last two runs send the same rows as plain JSON (schemas.enable=false, the sink
+ * infers the schema), to the local store and to S3: the difference to the first two
+ * is the cost of the inline schema. Their values are byte for byte the NDJSON lines
+ * DuckDB reads.
  *
  * Besides rows/s, each run prints the CPU time per row the whole process spent
  * (broker, worker, Parquet encoder and V8's helper threads) and, on Linux, the main
@@ -37,7 +42,7 @@
  *      BENCH_FETCH_BYTES=8388608 ... sets consumer.max.partition.fetch.bytes (default 1 MiB)
  *      BENCH_RUNS=local,s3,schemaless,schemaless-s3 ... the sink runs to do (default all four)
  *      BENCH_CPU_PROF=dir ... writes a CPU profile of the main thread over each timed
- *        sink run (from resuming the connector to the last commit) into dir, one per run;
+ *        sink run (the span the rate is timed over) into dir, one per run;
  *        `node --cpu-prof` would also profile producing the topic and DuckDB
  *      BENCH_THREADS=1 ... prints each thread's CPU ms over each run (`# ...` lines)
  * Prints `name: value unit` lines.
@@ -98,7 +103,7 @@ const { startStandaloneWorker } = (await import(
 )) as typeof import('../../src/connect/runtime/standalone-worker.ts');
 
 const ROWS = Number(process.argv[2] ?? process.env.BENCH_ROWS ?? 300_000);
-/** Rows of the warm-up run (a multiple of FLUSH_SIZE, or 0 for none). */
+/** Rows each run sinks before it is timed (a multiple of FLUSH_SIZE, or 0 for none). */
 const WARMUP_ROWS = Number(process.env.BENCH_WARMUP ?? 200_000);
 /** Rows per file: only whole files are committed, so ROWS must be a multiple of it. */
 const FLUSH_SIZE = 100_000;
@@ -115,7 +120,6 @@ if (!Number.isInteger(WARMUP_ROWS) || WARMUP_ROWS < 0 || WARMUP_ROWS % FLUSH_SIZ
 const TOPIC = 'shop.public.orders';
 /** The same rows without the schema envelope (schemas.enable=false, inferred schema). */
 const SCHEMALESS_TOPIC = 'orders-schemaless';
-const WARMUP_TOPIC = 'orders-warmup';
 const RUNS = new Set((process.env.BENCH_RUNS ?? 'local,s3,schemaless,schemaless-s3').split(','));
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 /** Print each thread's CPU time over a sink run (BENCH_THREADS=1). */
@@ -172,10 +176,17 @@ function line(name: string, value: number, unit: string): void {
   console.log(`${name}: ${Number.isInteger(value) ? value : value.toFixed(3)} ${unit}`);
 }
 
-function folderBytes(dir: string, suffix = '.parquet'): number {
+/**
+ * Bytes of the Parquet files under `dir` (names ending in `suffix`) whose start offset
+ * (`<topic>+<partition>+<start offset>.parquet`) is `fromOffset` or more.
+ */
+function folderBytes(dir: string, suffix = '.parquet', fromOffset = 0): number {
   let total = 0;
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile() && e.name.endsWith(suffix)) total += statSync(join(e.parentPath, e.name)).size;
+    if (!e.isFile() || !e.name.endsWith(suffix)) continue;
+    const start = /\+(\d+)\.parquet/.exec(e.name);
+    if (start === null || Number(start[1]) < fromOffset) continue;
+    total += statSync(join(e.parentPath, e.name)).size;
   }
   return total;
 }
@@ -222,25 +233,58 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60
   }
 }
 
+interface SinkRun {
+  /** Rows timed: those after the warm-up, less any the first commit point already held. */
+  rows: number;
+  /** ms between the two commit points (see runSink). */
+  ms: number;
+  /** CPU ms of the whole process (every thread: broker, worker, encoder) meanwhile. */
+  cpuMs: number;
+  /** CPU ms of the main thread (consumer, converter, sink) meanwhile. */
+  mainMs: number;
+  /** Bytes of the timed rows' values in the topic. */
+  valueBytes: number;
+}
+
 /**
- * Runs one sink connector over the topic: ms from resuming it to the last commit,
- * and the CPU time the process (every thread: broker, worker, encoder) spent meanwhile,
- * which varies less than the rate when other work shares the machine.
+ * Runs one sink connector over a topic of its own holding WARMUP_ROWS rows and then
+ * the ROWS timed ones (DuckDB's rows), all produced before the worker starts.
+ *
+ * With a warm-up, the run is timed between two commits of the group: the first that
+ * covers the warm-up (offset c0 >= WARMUP_ROWS; the sink commits whole files, and
+ * WARMUP_ROWS is a multiple of flush.size) and the one of the topic's end, over the
+ * rows between them. That is the rate of a task that has been running, as a worker's
+ * tasks run for days: no task start, no code V8 has yet to optimize. (Timing from a
+ * pause instead, with the timed rows produced meanwhile, counted V8 optimizing the
+ * sink's code again: the collection after producing a million rows drops objects
+ * optimized code depends on.) Both ends are seen the same way (a commit, seen by
+ * polling), so their delays cancel.
+ *
+ * Without a warm-up (BENCH_WARMUP=0), the connector is created paused (registered, no
+ * task yet) and the run is timed from resuming it, task start and group join included
+ * (milliseconds: this broker has no initial rebalance delay).
+ *
+ * CPU times are those of the same span: they vary less than the rate when other work
+ * shares the machine.
  */
 async function runSink(
   admin: Admin,
+  kafka: Kafka,
   config: Record<string, unknown>,
   name: string,
   store: Record<string, string>,
-  topic = TOPIC,
-  rows = ROWS,
-): Promise<{ ms: number; cpuMs: number; mainMs: number }> {
+  withSchema: boolean,
+  fileBytes: (topic: string, fromOffset: number) => number,
+): Promise<SinkRun & { bytes: number }> {
+  const topic = `${withSchema ? TOPIC : SCHEMALESS_TOPIC}.${name}`;
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  if (WARMUP_ROWS > 0) await produceAll(kafka, topic, payloads(WARMUP_ROWS), withSchema);
+  const valueBytes = await produceAll(kafka, topic, payloads(ROWS), withSchema);
+  // The bench's own garbage (its rows, DuckDB's results, the last run) is collected
+  // now rather than inside the timed run.
+  collectGarbage();
   const worker = await startStandaloneWorker({ config });
   try {
-    // Created paused (registered, no task yet), the connector is resumed once the clock
-    // runs. (Waiting for a Stable group and starting the clock then undercounts: this
-    // thread runs the sink too, and by the time it notices the group is Stable the sink
-    // may have written much of the topic.)
     await worker.herder.putConnectorConfig(
       name,
       {
@@ -256,18 +300,31 @@ async function runSink(
       'PAUSED',
     );
     const group = `connect-${name}`;
-    // The bench's own garbage (its rows, DuckDB's results, the last run) is collected
-    // now rather than inside the timed run.
-    collectGarbage();
+    const committed = async () => {
+      const [t] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+      return Number(t?.partitions[0]?.offset);
+    };
+    const end = WARMUP_ROWS + ROWS;
+    // Started paused and resumed here: a connector created running starts its task
+    // before this thread (which runs the sink too) sees that it did.
+    const resumed = performance.now();
+    await worker.herder.resumeConnector(name);
+    let from = 0;
+    if (WARMUP_ROWS > 0) {
+      await until(async () => {
+        from = await committed();
+        return from >= WARMUP_ROWS;
+      }, `${group} warmed up`);
+      const warmMs = performance.now() - resumed;
+      console.log(
+        `# ${name} warm-up: ${from} rows at ${Math.round((from / warmMs) * 1000)} rows/s (task start included)`,
+      );
+    }
     const profiler = CPU_PROF ? await startProfile() : undefined;
     const cpu = process.cpuUsage();
     const threadsBefore = threadCpuMs();
-    const start = performance.now();
-    await worker.herder.resumeConnector(name);
-    await until(async () => {
-      const [t] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
-      return Number(t?.partitions[0]?.offset) === rows;
-    }, `${group} committed ${rows}`);
+    const start = WARMUP_ROWS > 0 ? performance.now() : resumed;
+    await until(async () => (await committed()) === end, `${group} committed ${end}`);
     const ms = performance.now() - start;
     const used = process.cpuUsage(cpu);
     const threadsAfter = threadCpuMs();
@@ -280,7 +337,14 @@ async function runSink(
       }
     }
     if (profiler && CPU_PROF) await profiler.stop(join(CPU_PROF, `${name}.cpuprofile`));
-    return { ms, cpuMs: (used.user + used.system) / 1000, mainMs };
+    return {
+      rows: end - from,
+      ms,
+      cpuMs: (used.user + used.system) / 1000,
+      mainMs,
+      valueBytes,
+      bytes: fileBytes(topic, WARMUP_ROWS),
+    };
   } finally {
     await worker.stop();
   }
@@ -436,35 +500,21 @@ const kafka = new Kafka({ brokers: [bootstrap], logLevel: logLevel.NOTHING });
 const admin = kafka.admin();
 await admin.connect();
 try {
-  await admin.createTopics({
-    topics: [
-      { topic: TOPIC, numPartitions: 1 },
-      { topic: SCHEMALESS_TOPIC, numPartitions: 1 },
-      { topic: WARMUP_TOPIC, numPartitions: 1 },
-    ],
-    waitForLeaders: true,
-  });
   console.log(`# runtime: ${COMPILED ? 'dist/ (compiled build)' : 'src/ through tsx'}`);
   line('rows', ROWS, 'rows');
-  // Everything that needs the rows themselves runs first, in a function, so that they
-  // are garbage before the sink runs: a worker's heap does not hold 100+ MB of rows
-  // the collector must mark again and again.
-  const { duck, convertMs } = await withRows(async (rows) => {
-    line('topic.value_bytes', await produceAll(kafka, TOPIC, rows, true), 'bytes');
-    if (RUNS.has('schemaless') || RUNS.has('schemaless-s3')) {
-      line(
-        'topic.schemaless.value_bytes',
-        await produceAll(kafka, SCHEMALESS_TOPIC, rows, false),
-        'bytes',
-      );
-    }
-    if (WARMUP_ROWS > 0) await produceAll(kafka, WARMUP_TOPIC, payloads(WARMUP_ROWS), true);
-    return { duck: await duckdb(dir, rows), convertMs: converterMs(rows) };
-  });
+  // What needs the rows themselves runs first, in a function, so that they are garbage
+  // before the sink runs: a worker's heap does not hold 100+ MB of rows the collector
+  // must mark again and again. (Each run produces its topic's rows itself, from the
+  // same seed, and drops them before its clock starts.)
+  const { duck, convertMs } = await withRows(async (rows) => ({
+    duck: await duckdb(dir, rows),
+    convertMs: converterMs(rows),
+  }));
   const duckRate = Math.round((ROWS / duck.ms) * 1000);
   line('duckdb.snappy.rate', duckRate, 'rows/s');
   line('duckdb.snappy.bytes', duck.bytes, 'bytes');
   line('converter.json_with_schema.rate', Math.round((ROWS / convertMs) * 1000), 'rows/s');
+  if (WARMUP_ROWS > 0) line('e2e.warmup.rows', WARMUP_ROWS, 'rows');
 
   const config = loadConfig({
     defs: standaloneWorkerDefs,
@@ -486,41 +536,6 @@ try {
     passthroughPrefixes: workerPassthroughPrefixes,
   }).values;
 
-  if (WARMUP_ROWS > 0) {
-    const warm = await runSink(
-      admin,
-      config,
-      'e2e-warmup',
-      { 'store.url': `file://${join(dir, 'lake-warmup')}` },
-      WARMUP_TOPIC,
-      WARMUP_ROWS,
-    );
-    line('e2e.warmup.rows', WARMUP_ROWS, 'rows');
-    line('e2e.warmup.rate', Math.round((WARMUP_ROWS / warm.ms) * 1000), 'rows/s');
-    line('e2e.warmup.cpu_per_row', (warm.cpuMs * 1000) / WARMUP_ROWS, 'us');
-  }
-
-  if (RUNS.has('local')) {
-    const lake = join(dir, 'lake');
-    const {
-      ms: localMs,
-      cpuMs,
-      mainMs,
-    } = await runSink(admin, config, 'e2e-local', {
-      'store.url': `file://${lake}`,
-    });
-    const localRate = Math.round((ROWS / localMs) * 1000);
-    const localBytes = folderBytes(lake);
-    line('e2e.local.rate', localRate, 'rows/s');
-    line('e2e.local.bytes', localBytes, 'bytes');
-    line('e2e.local.rate_vs_duckdb', localRate / duckRate, 'ratio');
-    line('e2e.local.bytes_vs_duckdb', localBytes / duck.bytes, 'ratio');
-    line('e2e.local.rate_vs_target_150k', localRate / 150_000, 'ratio');
-    line('e2e.local.converter_share', convertMs / localMs, 'ratio');
-    line('e2e.local.cpu_per_row', (cpuMs * 1000) / ROWS, 'us');
-    line('e2e.local.main_thread_cpu_per_row', (mainMs * 1000) / ROWS, 'us');
-  }
-
   const s3Store = {
     'store.url': s3.endpoint,
     's3.bucket.name': 'bench',
@@ -534,12 +549,37 @@ try {
     'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
     'value.converter.schemas.enable': 'false',
   };
+  const s3Bytes = (topic: string, from: number) =>
+    folderBytes(join(s3.directory, 'bench', 'topics', topic), '.parquet._S3rver_object', from);
+
+  if (RUNS.has('local')) {
+    const lake = join(dir, 'lake');
+    const run = await runSink(
+      admin,
+      kafka,
+      config,
+      'e2e-local',
+      { 'store.url': `file://${lake}` },
+      true,
+      (_topic, from) => folderBytes(lake, '.parquet', from),
+    );
+    const localRate = Math.round((run.rows / run.ms) * 1000);
+    line('topic.value_bytes', run.valueBytes, 'bytes');
+    line('e2e.local.rate', localRate, 'rows/s');
+    line('e2e.local.bytes', run.bytes, 'bytes');
+    line('e2e.local.rate_vs_duckdb', localRate / duckRate, 'ratio');
+    line('e2e.local.bytes_vs_duckdb', run.bytes / duck.bytes, 'ratio');
+    line('e2e.local.rate_vs_target_150k', localRate / 150_000, 'ratio');
+    line('e2e.local.converter_share', convertMs / run.ms, 'ratio');
+    line('e2e.local.cpu_per_row', (run.cpuMs * 1000) / run.rows, 'us');
+    line('e2e.local.main_thread_cpu_per_row', (run.mainMs * 1000) / run.rows, 'us');
+  }
 
   if (RUNS.has('s3')) {
-    const { ms: s3Ms } = await runSink(admin, config, 'e2e-s3', s3Store);
-    const s3Rate = Math.round((ROWS / s3Ms) * 1000);
+    const run = await runSink(admin, kafka, config, 'e2e-s3', s3Store, true, s3Bytes);
+    const s3Rate = Math.round((run.rows / run.ms) * 1000);
     line('e2e.s3rver.rate', s3Rate, 'rows/s');
-    line('e2e.s3rver.bytes', folderBytes(join(s3.directory, 'bench'), '._S3rver_object'), 'bytes');
+    line('e2e.s3rver.bytes', run.bytes, 'bytes');
     line('e2e.s3rver.rate_vs_duckdb', s3Rate / duckRate, 'ratio');
     line('e2e.s3rver.rate_vs_target_150k', s3Rate / 150_000, 'ratio');
   }
@@ -547,44 +587,42 @@ try {
   if (RUNS.has('schemaless')) {
     // The bound: the same rows as plain JSON values (no inline schema to skip, types
     // inferred by the sink) through the same runtime to the local store.
-    const {
-      ms: plainMs,
-      cpuMs: plainCpuMs,
-      mainMs: plainMainMs,
-    } = await runSink(
+    const lake = join(dir, 'lake-schemaless');
+    const run = await runSink(
       admin,
+      kafka,
       config,
       'e2e-schemaless',
-      { 'store.url': `file://${join(dir, 'lake-schemaless')}`, ...plainJson },
-      SCHEMALESS_TOPIC,
+      { 'store.url': `file://${lake}`, ...plainJson },
+      false,
+      (_topic, from) => folderBytes(lake, '.parquet', from),
     );
-    const plainRate = Math.round((ROWS / plainMs) * 1000);
+    const plainRate = Math.round((run.rows / run.ms) * 1000);
+    line('topic.schemaless.value_bytes', run.valueBytes, 'bytes');
     line('e2e.local_schemaless.rate', plainRate, 'rows/s');
-    line('e2e.local_schemaless.bytes', folderBytes(join(dir, 'lake-schemaless')), 'bytes');
+    line('e2e.local_schemaless.bytes', run.bytes, 'bytes');
     // Its values are the NDJSON lines DuckDB reads, byte for byte.
     line('e2e.local_schemaless.rate_vs_duckdb', plainRate / duckRate, 'ratio');
     line('e2e.local_schemaless.rate_vs_target_150k', plainRate / 150_000, 'ratio');
-    line('e2e.local_schemaless.cpu_per_row', (plainCpuMs * 1000) / ROWS, 'us');
-    line('e2e.local_schemaless.main_thread_cpu_per_row', (plainMainMs * 1000) / ROWS, 'us');
+    line('e2e.local_schemaless.cpu_per_row', (run.cpuMs * 1000) / run.rows, 'us');
+    line('e2e.local_schemaless.main_thread_cpu_per_row', (run.mainMs * 1000) / run.rows, 'us');
   }
 
   if (RUNS.has('schemaless-s3')) {
-    const { ms, cpuMs } = await runSink(
+    const run = await runSink(
       admin,
+      kafka,
       config,
       'e2e-schemaless-s3',
       { ...s3Store, ...plainJson },
-      SCHEMALESS_TOPIC,
+      false,
+      s3Bytes,
     );
-    const rate = Math.round((ROWS / ms) * 1000);
+    const rate = Math.round((run.rows / run.ms) * 1000);
     line('e2e.s3rver_schemaless.rate', rate, 'rows/s');
-    line(
-      'e2e.s3rver_schemaless.bytes',
-      folderBytes(join(s3.directory, 'bench', 'topics', SCHEMALESS_TOPIC), '._S3rver_object'),
-      'bytes',
-    );
+    line('e2e.s3rver_schemaless.bytes', run.bytes, 'bytes');
     line('e2e.s3rver_schemaless.rate_vs_duckdb', rate / duckRate, 'ratio');
-    line('e2e.s3rver_schemaless.cpu_per_row', (cpuMs * 1000) / ROWS, 'us');
+    line('e2e.s3rver_schemaless.cpu_per_row', (run.cpuMs * 1000) / run.rows, 'us');
   }
 } finally {
   await admin.disconnect();
