@@ -244,6 +244,8 @@ interface SinkRun {
   mainMs: number;
   /** Bytes of the timed rows' values in the topic. */
   valueBytes: number;
+  /** CPU ms of the store's own process (s3rver) meanwhile, when it has one. */
+  storeCpuMs: number;
 }
 
 /**
@@ -275,6 +277,7 @@ async function runSink(
   store: Record<string, string>,
   withSchema: boolean,
   fileBytes: (topic: string, fromOffset: number) => number,
+  storePid?: number,
 ): Promise<SinkRun & { bytes: number }> {
   const topic = `${withSchema ? TOPIC : SCHEMALESS_TOPIC}.${name}`;
   await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
@@ -323,11 +326,14 @@ async function runSink(
     const profiler = CPU_PROF ? await startProfile() : undefined;
     const cpu = process.cpuUsage();
     const threadsBefore = threadCpuMs();
+    const storeCpu = () => (storePid === undefined ? 0 : statCpuMs(`/proc/${storePid}/stat`));
+    const storeBefore = storeCpu();
     const start = WARMUP_ROWS > 0 ? performance.now() : resumed;
     await until(async () => (await committed()) === end, `${group} committed ${end}`);
     const ms = performance.now() - start;
     const used = process.cpuUsage(cpu);
     const threadsAfter = threadCpuMs();
+    const storeCpuMs = storeCpu() - storeBefore;
     const mainMs =
       (threadsAfter.get(process.pid)?.ms ?? 0) - (threadsBefore.get(process.pid)?.ms ?? 0);
     if (THREADS) {
@@ -343,6 +349,7 @@ async function runSink(
       cpuMs: (used.user + used.system) / 1000,
       mainMs,
       valueBytes,
+      storeCpuMs,
       bytes: fileBytes(topic, WARMUP_ROWS),
     };
   } finally {
@@ -479,6 +486,7 @@ async function startS3Process(bucket: string) {
   };
   return {
     ...info,
+    pid: child.pid as number,
     async stop() {
       child.stdin.end();
       await once(child, 'exit');
@@ -576,12 +584,15 @@ try {
   }
 
   if (RUNS.has('s3')) {
-    const run = await runSink(admin, kafka, config, 'e2e-s3', s3Store, true, s3Bytes);
+    const run = await runSink(admin, kafka, config, 'e2e-s3', s3Store, true, s3Bytes, s3.pid);
     const s3Rate = Math.round((run.rows / run.ms) * 1000);
     line('e2e.s3rver.rate', s3Rate, 'rows/s');
     line('e2e.s3rver.bytes', run.bytes, 'bytes');
     line('e2e.s3rver.rate_vs_duckdb', s3Rate / duckRate, 'ratio');
     line('e2e.s3rver.rate_vs_target_150k', s3Rate / 150_000, 'ratio');
+    line('e2e.s3rver.cpu_per_row', (run.cpuMs * 1000) / run.rows, 'us');
+    line('e2e.s3rver.main_thread_cpu_per_row', (run.mainMs * 1000) / run.rows, 'us');
+    line('e2e.s3rver.s3rver_process_cpu_per_row', (run.storeCpuMs * 1000) / run.rows, 'us');
   }
 
   if (RUNS.has('schemaless')) {
@@ -617,12 +628,19 @@ try {
       { ...s3Store, ...plainJson },
       false,
       s3Bytes,
+      s3.pid,
     );
     const rate = Math.round((run.rows / run.ms) * 1000);
     line('e2e.s3rver_schemaless.rate', rate, 'rows/s');
     line('e2e.s3rver_schemaless.bytes', run.bytes, 'bytes');
     line('e2e.s3rver_schemaless.rate_vs_duckdb', rate / duckRate, 'ratio');
     line('e2e.s3rver_schemaless.cpu_per_row', (run.cpuMs * 1000) / run.rows, 'us');
+    line('e2e.s3rver_schemaless.main_thread_cpu_per_row', (run.mainMs * 1000) / run.rows, 'us');
+    line(
+      'e2e.s3rver_schemaless.s3rver_process_cpu_per_row',
+      (run.storeCpuMs * 1000) / run.rows,
+      'us',
+    );
   }
 } finally {
   await admin.disconnect();
