@@ -103,8 +103,9 @@ interface PageEntry {
   min: Uint8Array | undefined;
   max: Uint8Array | undefined;
   /**
-   * The bounds as values that compare in the column's order, for the boundary order:
-   * numbers or bigints, or (byte strings) `min` and `max` themselves.
+   * The bounds of a numeric page as numbers or bigints, which compare in the column's
+   * order (for the boundary order); undefined for byte strings, whose `min` and `max`
+   * bytes compare as they are.
    */
   order: [number | bigint, number | bigint] | undefined;
 }
