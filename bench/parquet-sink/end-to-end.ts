@@ -5,7 +5,13 @@
  * consumer -> JsonConverter with schemas -> ParquetSinkTask -> files), to the local
  * store and to S3 (s3rver on loopback, in a process of its own as a real S3 would not
  * share the worker's event loop), next to DuckDB writing the same rows to Parquet
- * (snappy, 2 threads, from NDJSON) in the same run, its best of three.
+ * (snappy, 2 threads, from NDJSON) in the same run.
+ *
+ * Each kind of sink run is made BENCH_REPEATS times (default 3), each just after
+ * DuckDB's best of three, and each `#` line gives that pair: the rates of both drift
+ * by tens of percent within minutes on a shared two-core machine, so a ratio compares
+ * two measurements made under the same load. The lines give the medians: of the
+ * sink's rates, of the pairs' ratios, of CPU per row.
  *
  * Rows are CDC-shaped flat rows (what ExtractNewRecordState makes of Debezium events)
  * in JsonConverter's {"schema", "payload"} form. The runs of a form share one topic,
@@ -18,7 +24,9 @@
  * group's first commit past the warm-up and its commit of the topic's end offset, over
  * the rows in between. The sink commits only rows in durable files, so that is rows
  * per second into finished files. Both ends are seen the same way (a commit, found by
- * polling), so their delays cancel. The warm-up prints its own `#` line: its rate
+ * polling), so their delays cancel. Each run starts a worker of its own and writes to a
+ * store location of its own (the sink resumes from what its store holds). The warm-up
+ * prints its own `#` line: its rate
  * includes starting the task, loading the plugin and V8 optimizing the whole path,
  * which on 300k rows was a third of the CPU. (Timing from a pause after the warm-up,
  * with the timed rows produced meanwhile, was no steady state: the collection after
@@ -42,6 +50,7 @@
  *      does, and says which with a `# runtime:` line; BENCH_FROM_SOURCE=1 runs src/.
  *      BENCH_FETCH_BYTES=8388608 ... sets consumer.max.partition.fetch.bytes (default 1 MiB)
  *      BENCH_RUNS=local,s3,schemaless,schemaless-s3 ... the sink runs to do (default all four)
+ *      BENCH_REPEATS=3 ... runs of each kind, each paired with a DuckDB measurement
  *      BENCH_CPU_PROF=dir ... writes a CPU profile of the main thread over each timed
  *        sink run (the span the rate is timed over) into dir, one per run;
  *        `node --cpu-prof` would also profile producing the topic and DuckDB
@@ -123,6 +132,11 @@ const TOPIC = 'shop.public.orders';
 const SCHEMALESS_TOPIC = 'orders-schemaless';
 const RUNS = new Set((process.env.BENCH_RUNS ?? 'local,s3,schemaless,schemaless-s3').split(','));
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+/** Sink runs of each kind (BENCH_REPEATS, default 3): the medians are printed. */
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+if (!Number.isInteger(REPEATS) || REPEATS < 1) {
+  throw new Error(`BENCH_REPEATS must be a positive integer, not ${process.env.BENCH_REPEATS}`);
+}
 /** Print each thread's CPU time over a sink run (BENCH_THREADS=1). */
 const THREADS = process.env.BENCH_THREADS === '1';
 const STATUSES = ['NEW', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'];
@@ -442,18 +456,22 @@ function converterMs(rows: Array<Record<string, unknown>>): number {
   return performance.now() - start;
 }
 
-/** DuckDB runs per bench; the fastest counts (the comparison the sink can only lose). */
+/** DuckDB runs before each sink run; the fastest counts (the comparison the sink can only lose). */
 const DUCKDB_RUNS = 3;
+
+/** The bench's rows as NDJSON, the input DuckDB reads: written once. */
+function writeNdjson(dir: string, rows: Array<Record<string, unknown>>): string {
+  const ndjson = join(dir, 'rows.ndjson');
+  writeFileSync(ndjson, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  return ndjson;
+}
 
 /**
  * DuckDB (2 threads) reading the rows as NDJSON and writing snappy Parquet: the best
  * of DUCKDB_RUNS runs, each timed from the COPY statement to its end. One run of a
  * few hundred milliseconds swung 1.3-2.3M rows/s on this machine.
  */
-async function duckdb(dir: string, rows: Array<Record<string, unknown>>) {
-  const ndjson = join(dir, 'rows.ndjson');
-  writeFileSync(ndjson, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  const out = join(dir, 'duckdb.parquet');
+async function duckdb(ndjson: string, out: string) {
   let best = Number.POSITIVE_INFINITY;
   for (let run = 0; run < DUCKDB_RUNS; run++) {
     const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
@@ -474,7 +492,16 @@ async function duckdb(dir: string, rows: Array<Record<string, unknown>>) {
       instance.closeSync();
     }
   }
-  return { ms: best, bytes: statSync(out).size };
+  return { rate: Math.round((ROWS / best) * 1000), bytes: statSync(out).size };
+}
+
+/** The middle value (the mean of the middle two for an even count). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 // The worker runs in this process: with the V8 settings bin/connect.js gives it.
@@ -533,15 +560,17 @@ try {
   // before the sink runs: a worker's heap does not hold 100+ MB of rows the collector
   // must mark again and again. (Each run produces its topic's rows itself, from the
   // same seed, and drops them before its clock starts.)
-  const { duck, convertMs } = await withRows(async (rows) => ({
-    duck: await duckdb(dir, rows),
+  const { ndjson, convertMs } = await withRows(async (rows) => ({
+    ndjson: writeNdjson(dir, rows),
     convertMs: converterMs(rows),
   }));
-  const duckRate = Math.round((ROWS / duck.ms) * 1000);
-  line('duckdb.snappy.rate', duckRate, 'rows/s');
-  line('duckdb.snappy.bytes', duck.bytes, 'bytes');
+  const duckOut = join(dir, 'duckdb.parquet');
+  const first = await duckdb(ndjson, duckOut);
+  line('duckdb.snappy.rate', first.rate, 'rows/s');
+  line('duckdb.snappy.bytes', first.bytes, 'bytes');
   line('converter.json_with_schema.rate', Math.round((ROWS / convertMs) * 1000), 'rows/s');
   if (WARMUP_ROWS > 0) line('e2e.warmup.rows', WARMUP_ROWS, 'rows');
+  line('e2e.repeats', REPEATS, 'runs');
 
   const config = loadConfig({
     defs: standaloneWorkerDefs,
@@ -563,100 +592,127 @@ try {
     passthroughPrefixes: workerPassthroughPrefixes,
   }).values;
 
-  const s3Store = {
+  /** Each repeat writes under a topics.dir of its own: the sink resumes from its store. */
+  const s3Store = (repeat: number) => ({
     'store.url': s3.endpoint,
     's3.bucket.name': 'bench',
     's3.region': s3.region,
     'aws.access.key.id': s3.credentials.accessKeyId,
     'aws.secret.access.key': s3.credentials.secretAccessKey,
     's3.part.size': String(5 * 1024 * 1024),
-  };
+    'topics.dir': `topics-${repeat}`,
+  });
   /** The converter of the schemaless runs: plain JSON values, the schema inferred. */
   const plainJson = {
     'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
     'value.converter.schemas.enable': 'false',
   };
-  const s3Bytes = (topic: string, from: number) =>
-    folderBytes(join(s3.directory, 'bench', 'topics', topic), '.parquet._S3rver_object', from);
+  const s3Bytes = (topic: string, from: number, repeat: number) =>
+    folderBytes(
+      join(s3.directory, 'bench', `topics-${repeat}`, topic),
+      '.parquet._S3rver_object',
+      from,
+    );
+  const lakeStore = (name: string) => (repeat: number) => ({
+    'store.url': `file://${join(dir, `${name}-${repeat}`)}`,
+  });
+  const lakeBytes = (name: string) => (_topic: string, from: number, repeat: number) =>
+    folderBytes(join(dir, `${name}-${repeat}`), '.parquet', from);
+
+  /**
+   * REPEATS sink runs of one kind, each just after DuckDB's best of three, so that
+   * each ratio compares two measurements made under the same load: on this shared
+   * machine both rates drift by tens of percent within minutes. Prints each pair as a
+   * `#` line, then the medians.
+   */
+  async function measure(
+    prefix: string,
+    name: string,
+    store: (repeat: number) => Record<string, string>,
+    withSchema: boolean,
+    bytes: (topic: string, from: number, repeat: number) => number,
+    storePid?: number,
+  ) {
+    const runs: Array<SinkRun & { bytes: number; rate: number; duck: number }> = [];
+    for (let repeat = 0; repeat < REPEATS; repeat++) {
+      const duck = await duckdb(ndjson, duckOut);
+      const run = await runSink(
+        admin,
+        kafka,
+        config,
+        REPEATS === 1 ? name : `${name}-${repeat + 1}`,
+        store(repeat),
+        withSchema,
+        (topic, from) => bytes(topic, from, repeat),
+        storePid,
+      );
+      const rate = Math.round((run.rows / run.ms) * 1000);
+      runs.push({ ...run, rate, duck: duck.rate });
+      console.log(
+        `# ${name} run ${repeat + 1}: ${rate} rows/s, DuckDB just before ${duck.rate} rows/s, ratio ${(rate / duck.rate).toFixed(3)}, main thread ${((run.mainMs * 1000) / run.rows).toFixed(3)} us/row`,
+      );
+    }
+    const perRow = (ms: (r: SinkRun) => number) => median(runs.map((r) => (ms(r) * 1000) / r.rows));
+    const rate = median(runs.map((r) => r.rate));
+    line(`${prefix}.rate`, rate, 'rows/s');
+    line(`${prefix}.bytes`, runs[0]!.bytes, 'bytes');
+    line(`${prefix}.duckdb_rate`, median(runs.map((r) => r.duck)), 'rows/s');
+    line(`${prefix}.rate_vs_duckdb`, median(runs.map((r) => r.rate / r.duck)), 'ratio');
+    line(`${prefix}.bytes_vs_duckdb`, runs[0]!.bytes / first.bytes, 'ratio');
+    line(`${prefix}.rate_vs_target_150k`, rate / 150_000, 'ratio');
+    line(
+      `${prefix}.cpu_per_row`,
+      perRow((r) => r.cpuMs),
+      'us',
+    );
+    line(
+      `${prefix}.main_thread_cpu_per_row`,
+      perRow((r) => r.mainMs),
+      'us',
+    );
+    if (storePid !== undefined) {
+      line(
+        `${prefix}.s3rver_process_cpu_per_row`,
+        perRow((r) => r.storeCpuMs),
+        'us',
+      );
+    }
+    return rate;
+  }
 
   if (RUNS.has('local')) {
-    const lake = join(dir, 'lake');
-    const run = await runSink(
-      admin,
-      kafka,
-      config,
+    const rate = await measure(
+      'e2e.local',
       'e2e-local',
-      { 'store.url': `file://${lake}` },
+      lakeStore('lake'),
       true,
-      (_topic, from) => folderBytes(lake, '.parquet', from),
+      lakeBytes('lake'),
     );
-    const localRate = Math.round((run.rows / run.ms) * 1000);
-    line('e2e.local.rate', localRate, 'rows/s');
-    line('e2e.local.bytes', run.bytes, 'bytes');
-    line('e2e.local.rate_vs_duckdb', localRate / duckRate, 'ratio');
-    line('e2e.local.bytes_vs_duckdb', run.bytes / duck.bytes, 'ratio');
-    line('e2e.local.rate_vs_target_150k', localRate / 150_000, 'ratio');
-    line('e2e.local.converter_share', convertMs / run.ms, 'ratio');
-    line('e2e.local.cpu_per_row', (run.cpuMs * 1000) / run.rows, 'us');
-    line('e2e.local.main_thread_cpu_per_row', (run.mainMs * 1000) / run.rows, 'us');
+    line('e2e.local.converter_share', convertMs / ((ROWS / rate) * 1000), 'ratio');
   }
-
   if (RUNS.has('s3')) {
-    const run = await runSink(admin, kafka, config, 'e2e-s3', s3Store, true, s3Bytes, s3.pid);
-    const s3Rate = Math.round((run.rows / run.ms) * 1000);
-    line('e2e.s3rver.rate', s3Rate, 'rows/s');
-    line('e2e.s3rver.bytes', run.bytes, 'bytes');
-    line('e2e.s3rver.rate_vs_duckdb', s3Rate / duckRate, 'ratio');
-    line('e2e.s3rver.rate_vs_target_150k', s3Rate / 150_000, 'ratio');
-    line('e2e.s3rver.cpu_per_row', (run.cpuMs * 1000) / run.rows, 'us');
-    line('e2e.s3rver.main_thread_cpu_per_row', (run.mainMs * 1000) / run.rows, 'us');
-    line('e2e.s3rver.s3rver_process_cpu_per_row', (run.storeCpuMs * 1000) / run.rows, 'us');
+    await measure('e2e.s3rver', 'e2e-s3', s3Store, true, s3Bytes, s3.pid);
   }
-
+  // The bound: the same rows as plain JSON values (no inline schema to skip, types
+  // inferred by the sink). Their values are the NDJSON lines DuckDB reads, byte for byte.
   if (RUNS.has('schemaless')) {
-    // The bound: the same rows as plain JSON values (no inline schema to skip, types
-    // inferred by the sink) through the same runtime to the local store.
-    const lake = join(dir, 'lake-schemaless');
-    const run = await runSink(
-      admin,
-      kafka,
-      config,
+    const store = lakeStore('lake-schemaless');
+    await measure(
+      'e2e.local_schemaless',
       'e2e-schemaless',
-      { 'store.url': `file://${lake}`, ...plainJson },
+      (repeat) => ({ ...store(repeat), ...plainJson }),
       false,
-      (_topic, from) => folderBytes(lake, '.parquet', from),
+      lakeBytes('lake-schemaless'),
     );
-    const plainRate = Math.round((run.rows / run.ms) * 1000);
-    line('e2e.local_schemaless.rate', plainRate, 'rows/s');
-    line('e2e.local_schemaless.bytes', run.bytes, 'bytes');
-    // Its values are the NDJSON lines DuckDB reads, byte for byte.
-    line('e2e.local_schemaless.rate_vs_duckdb', plainRate / duckRate, 'ratio');
-    line('e2e.local_schemaless.rate_vs_target_150k', plainRate / 150_000, 'ratio');
-    line('e2e.local_schemaless.cpu_per_row', (run.cpuMs * 1000) / run.rows, 'us');
-    line('e2e.local_schemaless.main_thread_cpu_per_row', (run.mainMs * 1000) / run.rows, 'us');
   }
-
   if (RUNS.has('schemaless-s3')) {
-    const run = await runSink(
-      admin,
-      kafka,
-      config,
+    await measure(
+      'e2e.s3rver_schemaless',
       'e2e-schemaless-s3',
-      { ...s3Store, ...plainJson },
+      (repeat) => ({ ...s3Store(repeat), ...plainJson }),
       false,
       s3Bytes,
       s3.pid,
-    );
-    const rate = Math.round((run.rows / run.ms) * 1000);
-    line('e2e.s3rver_schemaless.rate', rate, 'rows/s');
-    line('e2e.s3rver_schemaless.bytes', run.bytes, 'bytes');
-    line('e2e.s3rver_schemaless.rate_vs_duckdb', rate / duckRate, 'ratio');
-    line('e2e.s3rver_schemaless.cpu_per_row', (run.cpuMs * 1000) / run.rows, 'us');
-    line('e2e.s3rver_schemaless.main_thread_cpu_per_row', (run.mainMs * 1000) / run.rows, 'us');
-    line(
-      'e2e.s3rver_schemaless.s3rver_process_cpu_per_row',
-      (run.storeCpuMs * 1000) / run.rows,
-      'us',
     );
   }
 } finally {
