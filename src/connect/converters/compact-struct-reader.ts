@@ -230,7 +230,6 @@ export class StringCache {
   }
 }
 
-const NULL = Buffer.from('null');
 type CompiledRead = (
   bytes: Buffer,
   start: number,
@@ -250,7 +249,9 @@ type CompiledRead = (
  * evaluated.
  */
 function compileRead(fields: readonly CompactField[]): CompiledRead {
-  const lines: string[] = ['let p = start, q = 0, c = 0, hash = 0, ascii = true;'];
+  const lines: string[] = [
+    'let p = start, q = 0, c = 0, d = 0, f = 0, sig = 0, fd = 0, ok = true, hash = 0, ascii = true;',
+  ];
   fields.forEach((f, i) => {
     const v = `v${i}`;
     lines.push(`let ${v};`);
@@ -263,16 +264,26 @@ function compileRead(fields: readonly CompactField[]): CompiledRead {
     lines.push('if (bytes[p] === 0x6e) {');
     lines.push(
       f.nullable
-        ? `  if (!h.isWord(bytes, p, h.NULL)) return undefined;\n  ${v} = null;\n  p += 4;`
+        ? `  if (!(${wordAt('null')})) return undefined;\n  ${v} = null;\n  p += 4;`
         : '  return undefined;',
     );
     lines.push('} else {');
     switch (f.kind) {
       case 'int':
       case 'int64':
-        lines.push('  q = h.integerEnd(bytes, p, end);');
-        lines.push('  if (q < 0) return undefined;');
-        lines.push(`  ${v} = h.integerValue(bytes, p, q);`);
+        // integerEnd and integerValue in one pass over the digits: a CDC row's ids,
+        // counts and timestamps are most of its numbers.
+        lines.push(`  q = bytes[p] === ${MINUS} ? p + 1 : p;`);
+        lines.push('  d = q;');
+        lines.push(`  ${v} = 0;`);
+        lines.push(`  if (bytes[q] === ${ZERO}) q++;`);
+        lines.push(
+          `  else while (q < end && (c = bytes[q]) >= ${ZERO} && c <= 0x39) { ${v} = ${v} * 10 + (c - ${ZERO}); q++; }`,
+        );
+        lines.push(
+          `  if (q === d || q - d > ${MAX_DIGITS} || ((c = bytes[q]) !== ${COMMA} && c !== ${CLOSE})) return undefined;`,
+        );
+        lines.push(`  if (d !== p) ${v} = -${v};`);
         if (f.kind === 'int') {
           lines.push(`  if (${v} < ${-f.limit} || ${v} >= ${f.limit}) return undefined;`);
         }
@@ -280,14 +291,42 @@ function compileRead(fields: readonly CompactField[]): CompiledRead {
         break;
       case 'float32':
       case 'float64':
-        lines.push(`  ${v} = reader.number(bytes, p, end);`);
-        lines.push(`  if (${v} === undefined) return undefined;`);
+        // The common decimals (digits, maybe a fraction, at most 15 significant) as
+        // m / 10^k in one pass, as number() reads them; anything else (an exponent,
+        // more digits, what the general path must judge) goes through number().
+        lines.push(`  q = bytes[p] === ${MINUS} ? p + 1 : p;`);
+        lines.push(`  d = q; ${v} = 0; sig = 0; fd = 0; ok = true; c = bytes[q];`);
+        lines.push(
+          `  if (c === ${ZERO}) { c = bytes[++q]; if (c >= ${ZERO} && c <= 0x39) ok = false; }`,
+        );
+        lines.push(
+          `  else while (q < end && c >= ${ZERO} && c <= 0x39) { ${v} = ${v} * 10 + (c - ${ZERO}); sig++; c = bytes[++q]; }`,
+        );
+        lines.push('  if (q === d) ok = false;');
+        lines.push(`  if (ok && c === ${DOT}) {`);
+        lines.push('    f = ++q; c = bytes[q];');
+        lines.push(
+          `    while (q < end && c >= ${ZERO} && c <= 0x39) { ${v} = ${v} * 10 + (c - ${ZERO}); if (sig > 0 || c !== ${ZERO}) sig++; c = bytes[++q]; }`,
+        );
+        lines.push('    fd = q - f;');
+        lines.push('    if (fd === 0) ok = false;');
+        lines.push('  }');
+        lines.push(
+          `  if (!ok || sig > ${MAX_DIGITS} || fd >= ${POW10.length} || (c !== ${COMMA} && c !== ${CLOSE})) {`,
+        );
+        lines.push(`    ${v} = reader.number(bytes, p, end);`);
+        lines.push(`    if (${v} === undefined) return undefined;`);
+        lines.push('    q = reader.numberEnd;');
+        lines.push('  } else {');
+        lines.push(`    ${v} = ${v} / POW10[fd];`);
+        lines.push(`    if (d !== p) ${v} = -${v};`);
+        lines.push('  }');
         if (f.kind === 'float32') lines.push(`  ${v} = Math.fround(${v});`);
-        lines.push('  p = reader.numberEnd;');
+        lines.push('  p = q;');
         break;
       case 'boolean':
-        lines.push(`  if (h.isWord(bytes, p, h.TRUE)) { ${v} = true; p += 4; }`);
-        lines.push(`  else if (h.isWord(bytes, p, h.FALSE)) { ${v} = false; p += 5; }`);
+        lines.push(`  if (${wordAt('true')}) { ${v} = true; p += 4; }`);
+        lines.push(`  else if (${wordAt('false')}) { ${v} = false; p += 5; }`);
         lines.push('  else return undefined;');
         break;
       case 'string':
@@ -302,7 +341,7 @@ function compileRead(fields: readonly CompactField[]): CompiledRead {
         lines.push('  }');
         lines.push('  if (q >= end) return undefined;');
         lines.push(
-          `  ${v} = ascii && q - p - 1 <= ${CACHED_STRING_MAX} ? h.caches[${i}].get(bytes, p + 1, q, hash) : bytes.toString(ascii ? 'latin1' : 'utf8', p + 1, q);`,
+          `  ${v} = ascii && q - p - 1 <= ${CACHED_STRING_MAX} ? cache${i}.get(bytes, p + 1, q, hash) : bytes.toString(ascii ? 'latin1' : 'utf8', p + 1, q);`,
         );
         lines.push('  p = q + 1;');
         break;
@@ -311,24 +350,24 @@ function compileRead(fields: readonly CompactField[]): CompiledRead {
   });
   const props = fields.map((f, i) => `${JSON.stringify(f.name)}: v${i}`).join(', ');
   lines.push(`return p === end - 1 && bytes[p] === ${CLOSE} ? { ${props} } : undefined;`);
+  // The helpers, and this reader's own string caches, as constants of a closure.
+  const caches = fields.map((_, i) => `const cache${i} = h.caches[${i}];`).join('\n');
   const factory = new Function(
     'h',
-    `"use strict";\nreturn function read(bytes, start, end, reader) {\n${lines.join('\n')}\n};`,
+    `"use strict";\nconst POW10 = h.POW10;\n${caches}\nreturn function read(bytes, start, end, reader) {\n${lines.join('\n')}\n};`,
   ) as (helpers: object) => CompiledRead;
-  // The helpers, and this reader's own string caches, as a closure of the function.
-  return factory({
-    isWord,
-    integerEnd,
-    integerValue,
-    NULL,
-    TRUE,
-    FALSE,
-    caches: fields.map((f) => f.strings),
-  });
+  return factory({ POW10, caches: fields.map((f) => f.strings) });
 }
 
-const TRUE = Buffer.from('true');
-const FALSE = Buffer.from('false');
+/**
+ * The test that `word` (null, true, false) is at p and ends the value there, as
+ * generated code: its bytes compared with constants, then the byte after it.
+ */
+function wordAt(word: string): string {
+  const bytes = [...Buffer.from(word, 'latin1')];
+  const same = bytes.map((b, k) => `bytes[p + ${k}] === ${b}`).join(' && ');
+  return `${same} && ((c = bytes[p + ${bytes.length}]) === ${COMMA} || c === ${CLOSE})`;
+}
 
 function isDigit(c: number): boolean {
   return c >= ZERO && c <= 0x39;
@@ -337,11 +376,6 @@ function isDigit(c: number): boolean {
 /** A byte that may follow a value in the compact layout: the next field or the end. */
 function endsValue(c: number | undefined): boolean {
   return c === COMMA || c === CLOSE;
-}
-
-function isWord(bytes: Buffer, p: number, word: Uint8Array): boolean {
-  for (let i = 0; i < word.length; i++) if (bytes[p + i] !== word[i]) return false;
-  return endsValue(bytes[p + word.length]);
 }
 
 /**
