@@ -26,16 +26,15 @@
  * per second into finished files. Both ends are seen the same way (a commit, found by
  * polling), so their delays cancel. Each run starts a worker of its own and writes to a
  * store location of its own (the sink resumes from what its store holds). The warm-up
- * prints its own `#` line: its rate
- * includes starting the task, loading the plugin and V8 optimizing the whole path,
- * which on 300k rows was a third of the CPU. (Timing from a pause after the warm-up,
+ * prints its own `#` line: its rate includes starting the task, loading the plugin and
+ * V8 optimizing the whole path, which on 300k rows was a third of the CPU. (Timing from a pause after the warm-up,
  * with the timed rows produced meanwhile, was no steady state: the collection after
  * producing a million rows in this process dropped objects the sink's optimized code
  * depended on, and V8 optimized it again inside the timed run.) DuckDB, for its part,
  * counts its best of three. BENCH_WARMUP=0 times the cold run instead: from resuming
  * the connector (created paused: registered, no task yet) to its last commit.
  *
- * The last two runs send the same rows as plain JSON (schemas.enable=false, the sink
+ * The last two kinds send the same rows as plain JSON (schemas.enable=false, the sink
  * infers the schema), to the local store and to S3: the difference to the first two
  * is the cost of the inline schema. Their values are byte for byte the NDJSON lines
  * DuckDB reads.
