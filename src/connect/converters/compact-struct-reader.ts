@@ -115,7 +115,7 @@ export class CompactStructReader {
    * read() only.
    */
   number(bytes: Buffer, p: number, end: number): number | undefined {
-    const intEnd = integerEnd(bytes, p, end, true);
+    const intEnd = integerEnd(bytes, p, end);
     if (intEnd < 0) return undefined;
     const c = bytes[intEnd];
     if (c !== DOT && c !== 0x65 && c !== 0x45) {
@@ -274,8 +274,8 @@ function compileRead(fields: readonly CompactField[]): CompiledRead {
     switch (f.kind) {
       case 'int':
       case 'int64':
-        // integerEnd and integerValue in one pass over the digits: a CDC row's ids,
-        // counts and timestamps are most of its numbers.
+        // The integer read in one pass over its digits: a CDC row's ids, counts and
+        // timestamps are most of its numbers.
         lines.push(`  q = bytes[p] === ${MINUS} ? p + 1 : p;`);
         lines.push('  d = q;');
         lines.push(`  ${v} = 0;`);
@@ -382,11 +382,10 @@ function endsValue(c: number | undefined): boolean {
 }
 
 /**
- * The end of a JSON integer (`-?(0|[1-9][0-9]*)`) of at most 15 digits at `p`, or -1.
- * With `prefix`, it may be the integer part of a longer number (a `.` or an exponent
- * may follow, and it may have more digits); otherwise the value must end there.
+ * The end of the integer part (`-?(0|[1-9][0-9]*)`) of a JSON number at `p`, or -1: a
+ * `.` or an exponent may follow, and number() judges its digits and what ends it.
  */
-function integerEnd(bytes: Buffer, p: number, end: number, prefix = false): number {
+function integerEnd(bytes: Buffer, p: number, end: number): number {
   let q = bytes[p] === MINUS ? p + 1 : p;
   const first = q;
   if (bytes[q] === ZERO) {
@@ -395,9 +394,7 @@ function integerEnd(bytes: Buffer, p: number, end: number, prefix = false): numb
     while (q < end && isDigit(bytes[q] as number)) q++;
   }
   if (q === first) return -1;
-  if (prefix) return isDigit(bytes[q] as number) ? -1 : q; // no leading zeros: 01
-  if (q - first > MAX_DIGITS || !endsValue(bytes[q])) return -1;
-  return q;
+  return isDigit(bytes[q] as number) ? -1 : q; // no leading zeros: 01
 }
 
 function integerValue(bytes: Buffer, p: number, end: number): number {
