@@ -11,7 +11,8 @@
  * DuckDB's best of three, and each `#` line gives that pair: the rates of both drift
  * by tens of percent within minutes on a shared two-core machine, so a ratio compares
  * two measurements made under the same load. The lines give the medians: of the
- * sink's rates, of the pairs' ratios, of CPU per row.
+ * sink's rates, of the pairs' ratios, of CPU per row; `duckdb.snappy.rate`, last, is
+ * the median of every DuckDB measurement.
  *
  * Rows are CDC-shaped flat rows (what ExtractNewRecordState makes of Debezium events)
  * in JsonConverter's {"schema", "payload"} form. The runs of a form share one topic,
@@ -564,9 +565,8 @@ try {
     convertMs: converterMs(rows),
   }));
   const duckOut = join(dir, 'duckdb.parquet');
-  const first = await duckdb(ndjson, duckOut);
-  line('duckdb.snappy.rate', first.rate, 'rows/s');
-  line('duckdb.snappy.bytes', first.bytes, 'bytes');
+  /** Every DuckDB measurement of the pairs: their median and bytes end the output. */
+  const duckRuns: Array<{ rate: number; bytes: number }> = [];
   line('converter.json_with_schema.rate', Math.round((ROWS / convertMs) * 1000), 'rows/s');
   if (WARMUP_ROWS > 0) line('e2e.warmup.rows', WARMUP_ROWS, 'rows');
   line('e2e.repeats', REPEATS, 'runs');
@@ -632,9 +632,11 @@ try {
     bytes: (topic: string, from: number, repeat: number) => number,
     storePid?: number,
   ) {
-    const runs: Array<SinkRun & { bytes: number; rate: number; duck: number }> = [];
+    const runs: Array<SinkRun & { bytes: number; rate: number; duck: number; duckBytes: number }> =
+      [];
     for (let repeat = 0; repeat < REPEATS; repeat++) {
       const duck = await duckdb(ndjson, duckOut);
+      duckRuns.push(duck);
       const run = await runSink(
         admin,
         kafka,
@@ -646,18 +648,18 @@ try {
         storePid,
       );
       const rate = Math.round((run.rows / run.ms) * 1000);
-      runs.push({ ...run, rate, duck: duck.rate });
+      runs.push({ ...run, rate, duck: duck.rate, duckBytes: duck.bytes });
       console.log(
         `# ${name} run ${repeat + 1}: ${rate} rows/s, DuckDB just before ${duck.rate} rows/s, ratio ${(rate / duck.rate).toFixed(3)}, main thread ${((run.mainMs * 1000) / run.rows).toFixed(3)} us/row`,
       );
     }
     const perRow = (ms: (r: SinkRun) => number) => median(runs.map((r) => (ms(r) * 1000) / r.rows));
-    const rate = median(runs.map((r) => r.rate));
+    const rate = Math.round(median(runs.map((r) => r.rate)));
     line(`${prefix}.rate`, rate, 'rows/s');
     line(`${prefix}.bytes`, runs[0]!.bytes, 'bytes');
-    line(`${prefix}.duckdb_rate`, median(runs.map((r) => r.duck)), 'rows/s');
+    line(`${prefix}.duckdb_rate`, Math.round(median(runs.map((r) => r.duck))), 'rows/s');
     line(`${prefix}.rate_vs_duckdb`, median(runs.map((r) => r.rate / r.duck)), 'ratio');
-    line(`${prefix}.bytes_vs_duckdb`, runs[0]!.bytes / first.bytes, 'ratio');
+    line(`${prefix}.bytes_vs_duckdb`, runs[0]!.bytes / runs[0]!.duckBytes, 'ratio');
     line(`${prefix}.rate_vs_target_150k`, rate / 150_000, 'ratio');
     line(
       `${prefix}.cpu_per_row`,
@@ -713,6 +715,10 @@ try {
       s3Bytes,
       s3.pid,
     );
+  }
+  if (duckRuns.length > 0) {
+    line('duckdb.snappy.rate', Math.round(median(duckRuns.map((d) => d.rate))), 'rows/s');
+    line('duckdb.snappy.bytes', (duckRuns[0] as { bytes: number }).bytes, 'bytes');
   }
 } finally {
   await admin.disconnect();
