@@ -11,10 +11,18 @@ function has(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
-function ensureDebianPackages(packages: Record<string, string>): void {
+/** Whether the system Python, where Debian's python3-* packages install, can import `module`. */
+function hasPythonModule(module: string): boolean {
+  return (
+    spawnSync('/usr/bin/python3', ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0
+  );
+}
+
+/** Installs each Debian package whose `present` check fails. */
+function ensureDebianPackages(packages: Record<string, () => boolean>): void {
   const missing = Object.entries(packages)
-    .filter(([command]) => !has(command))
-    .map(([, pkg]) => pkg);
+    .filter(([, present]) => !present())
+    .map(([pkg]) => pkg);
   if (missing.length === 0) return;
   if (process.getuid?.() !== 0 || !has('apt-get')) {
     throw new Error(
@@ -80,6 +88,9 @@ async function ensureRedis(): Promise<void> {
 }
 
 export default async function setup(): Promise<void> {
-  ensureDebianPackages({ kcat: 'kcat' });
+  ensureDebianPackages({
+    kcat: () => has('kcat'),
+    'python3-confluent-kafka': () => hasPythonModule('confluent_kafka'),
+  });
   await ensureRedis();
 }

@@ -11,7 +11,9 @@
  * assignment in SyncGroup; Heartbeat answers REBALANCE_IN_PROGRESS to make members
  * rejoin; stale generations get ILLEGAL_GENERATION. Static members
  * (group.instance.id) that restart get their old place back without a rebalance, and
- * a stale holder of an instance id is fenced with FENCED_INSTANCE_ID.
+ * the member they replaced is fenced: every JoinGroup, SyncGroup, Heartbeat,
+ * LeaveGroup and OffsetCommit naming the instance with another member id is answered
+ * FENCED_INSTANCE_ID, checked before the member id (Group.isStaticMemberFenced).
  *
  * Persistence is delegated to a GroupStore (the __consumer_offsets topic): offsets are
  * acknowledged only after the store has them, and the group's membership snapshot is
@@ -223,6 +225,9 @@ export class GroupCoordinator {
   }
 
   private joinKnownMember(group: Group, req: JoinRequest): Promise<JoinResult> {
+    if (group.isStaticMemberFenced(req.memberId, req.groupInstanceId)) {
+      return Promise.resolve(joinError('FENCED_INSTANCE_ID', req.memberId));
+    }
     const cancelPending = group.pendingMembers.get(req.memberId);
     if (cancelPending) {
       cancelPending();
@@ -230,9 +235,12 @@ export class GroupCoordinator {
       return this.addMemberAndRebalance(group, req, req.memberId);
     }
     const member = group.members.get(req.memberId);
-    if (!member) return Promise.resolve(joinError('UNKNOWN_MEMBER_ID', req.memberId));
-    const fenced = this.fencedInstance(group, req.memberId, req.groupInstanceId);
-    if (fenced) return Promise.resolve(joinError(fenced, req.memberId));
+    // An instance id nobody holds: the member resets its id and joins afresh.
+    const unknownInstance =
+      req.groupInstanceId !== null && !group.staticMembers.has(req.groupInstanceId);
+    if (!member || unknownInstance) {
+      return Promise.resolve(joinError('UNKNOWN_MEMBER_ID', req.memberId));
+    }
     switch (group.state) {
       case 'PreparingRebalance':
         return this.updateMemberAndRebalance(group, member, req);
@@ -458,10 +466,11 @@ export class GroupCoordinator {
     const group = this.groups.get(req.groupId);
     if (this.closed) return Promise.resolve(syncError('COORDINATOR_NOT_AVAILABLE'));
     if (!group) return Promise.resolve(syncError('UNKNOWN_MEMBER_ID'));
+    if (group.isStaticMemberFenced(req.memberId, req.groupInstanceId)) {
+      return Promise.resolve(syncError('FENCED_INSTANCE_ID'));
+    }
     const member = group.members.get(req.memberId);
     if (!member) return Promise.resolve(syncError('UNKNOWN_MEMBER_ID'));
-    const fenced = this.fencedInstance(group, req.memberId, req.groupInstanceId);
-    if (fenced) return Promise.resolve(syncError(fenced));
     if (req.generationId !== group.generationId)
       return Promise.resolve(syncError('ILLEGAL_GENERATION'));
     if (
@@ -522,10 +531,10 @@ export class GroupCoordinator {
   ): GroupError {
     if (this.closed) return 'COORDINATOR_NOT_AVAILABLE';
     const group = this.groups.get(groupId);
-    const member = group?.members.get(memberId);
-    if (!group || !member) return 'UNKNOWN_MEMBER_ID';
-    const fenced = this.fencedInstance(group, memberId, groupInstanceId);
-    if (fenced) return fenced;
+    if (!group) return 'UNKNOWN_MEMBER_ID';
+    if (group.isStaticMemberFenced(memberId, groupInstanceId)) return 'FENCED_INSTANCE_ID';
+    const member = group.members.get(memberId);
+    if (!member) return 'UNKNOWN_MEMBER_ID';
     if (generationId !== group.generationId) return 'ILLEGAL_GENERATION';
     this.scheduleSession(group, member);
     return group.state === 'PreparingRebalance' ? 'REBALANCE_IN_PROGRESS' : 'NONE';
@@ -543,6 +552,13 @@ export class GroupCoordinator {
       };
     }
     const results = leaving.map((identity) => {
+      // An entry naming only the instance (member id '', v3+) removes whoever holds it.
+      if (
+        identity.memberId !== '' &&
+        group.isStaticMemberFenced(identity.memberId, identity.groupInstanceId)
+      ) {
+        return { ...identity, error: 'FENCED_INSTANCE_ID' as GroupError };
+      }
       const memberId =
         identity.memberId === '' && identity.groupInstanceId !== null
           ? (group.staticMembers.get(identity.groupInstanceId) ?? '')
@@ -558,23 +574,10 @@ export class GroupCoordinator {
         }
         return { ...identity, error: 'UNKNOWN_MEMBER_ID' as GroupError };
       }
-      const fenced = this.fencedInstance(group, memberId, identity.groupInstanceId);
-      if (fenced) return { ...identity, error: fenced };
       this.removeMemberAndUpdateGroup(group, member, 'left the group');
       return { ...identity, error: 'NONE' as GroupError };
     });
     return { error: 'NONE', members: results };
-  }
-
-  private fencedInstance(
-    group: Group,
-    memberId: string,
-    groupInstanceId: string | null,
-  ): GroupError | undefined {
-    if (groupInstanceId === null) return undefined;
-    const holder = group.staticMembers.get(groupInstanceId);
-    if (holder !== undefined && holder !== memberId) return 'FENCED_INSTANCE_ID';
-    return undefined;
   }
 
   private scheduleSession(group: Group, member: Member): void {
@@ -644,6 +647,10 @@ export class GroupCoordinator {
     if (this.closed) return all('COORDINATOR_NOT_AVAILABLE');
     if (req.groupId === '') return all('INVALID_GROUP_ID');
     let group = this.groups.get(req.groupId);
+    // Fencing comes first, even for a commit without a generation.
+    if (group?.isStaticMemberFenced(req.memberId, req.groupInstanceId)) {
+      return all('FENCED_INSTANCE_ID');
+    }
     if (req.generationId < 0) {
       if (group && group.state !== 'Empty' && group.state !== 'Dead')
         return all('UNKNOWN_MEMBER_ID');
@@ -655,8 +662,6 @@ export class GroupCoordinator {
       if (!group) return all('ILLEGAL_GENERATION');
       const member = group.members.get(req.memberId);
       if (!member) return all('UNKNOWN_MEMBER_ID');
-      const fenced = this.fencedInstance(group, req.memberId, req.groupInstanceId);
-      if (fenced) return all(fenced);
       if (req.generationId !== group.generationId) return all('ILLEGAL_GENERATION');
       if (group.state === 'CompletingRebalance') return all('REBALANCE_IN_PROGRESS');
       this.scheduleSession(group, member);

@@ -121,6 +121,20 @@ export class Group {
     return `${topic}\u0000${partition}`;
   }
 
+  /**
+   * KIP-345 fencing: a request naming `groupInstanceId` with a member id other than the
+   * one holding that instance comes from a member that was replaced (the instance
+   * restarted elsewhere). The coordinator asks this before whether it knows the member
+   * id at all, because the replaced id is gone from `members`: answered
+   * UNKNOWN_MEMBER_ID, a client would rejoin and take the instance back, while
+   * FENCED_INSTANCE_ID is fatal to it.
+   */
+  isStaticMemberFenced(memberId: string, groupInstanceId: string | null): boolean {
+    if (groupInstanceId === null) return false;
+    const holder = this.staticMembers.get(groupInstanceId);
+    return holder !== undefined && holder !== memberId;
+  }
+
   /** A protocol type and list this group can accept from a joining member. */
   supportsProtocols(protocolType: string, protocols: ProtocolMetadata[]): boolean {
     if (protocols.length === 0 || protocolType === '') return false;

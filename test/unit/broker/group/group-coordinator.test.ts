@@ -1,55 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JoinResult } from '../../../../src/broker/group/group.ts';
-import {
-  GroupCoordinator,
-  type JoinRequest,
-} from '../../../../src/broker/group/group-coordinator.ts';
-import { getLogger } from '../../../../src/util/logger.ts';
-import { ManualTimers } from '../../../../src/util/timers.ts';
-
-function setup(initialRebalanceDelayMs = 0) {
-  const timers = new ManualTimers();
-  const coordinator = new GroupCoordinator({
-    clock: timers.clock,
-    timers,
-    logger: getLogger('test.group'),
-    minSessionTimeoutMs: 6000,
-    maxSessionTimeoutMs: 300000,
-    initialRebalanceDelayMs,
-    offsetsRetentionMs: 7 * 24 * 3600 * 1000,
-    maxMetadataBytes: 4096,
-  });
-  return { timers, coordinator };
-}
-
-function joinRequest(over: Partial<JoinRequest> = {}): JoinRequest {
-  return {
-    groupId: 'g',
-    memberId: '',
-    groupInstanceId: null,
-    clientId: 'client',
-    clientHost: '/127.0.0.1',
-    protocolType: 'consumer',
-    protocols: [{ name: 'range', metadata: Buffer.from('m') }],
-    sessionTimeoutMs: 10000,
-    rebalanceTimeoutMs: 30000,
-    requireKnownMemberId: true,
-    ...over,
-  };
-}
-
-/** Joins the way a v4+ client does: first learn the member id, then join with it. */
-async function joinFresh(
-  c: GroupCoordinator,
-  over: Partial<JoinRequest> = {},
-): Promise<{ memberId: string; joined: Promise<JoinResult> }> {
-  const first = await c.join(joinRequest(over));
-  expect(first.error).toBe('MEMBER_ID_REQUIRED');
-  return {
-    memberId: first.memberId,
-    joined: c.join(joinRequest({ ...over, memberId: first.memberId })),
-  };
-}
+import { joinFresh, joinRequest, setup } from './coordinator-fixture.ts';
 
 describe('GroupCoordinator', () => {
   it('asks a new member to come back with an id, then makes it leader of generation 1', async () => {
@@ -310,7 +260,7 @@ describe('GroupCoordinator', () => {
       assignments: [],
     });
     expect(sync.assignment.toString()).toBe('p0,p1');
-    expect(coordinator.heartbeat('g', first.memberId, 1, 'worker-1')).toBe('UNKNOWN_MEMBER_ID');
+    expect(coordinator.heartbeat('g', first.memberId, 1, 'worker-1')).toBe('FENCED_INSTANCE_ID');
     expect(coordinator.describeGroup('g').state).toBe('Stable');
   });
 
