@@ -8,15 +8,22 @@
  * Operations that become several records: delete -> delete + tombstone (null value,
  * when tombstones.on.delete), primary-key change -> delete (+ tombstone) of the old
  * key then create of the new key.
+ * A delete whose old row Postgres sent without some NOT NULL columns (REPLICA
+ * IDENTITY DEFAULT or USING INDEX: only the identity's columns) holds Debezium's
+ * placeholders in them ("" or 0, table-schema.ts `fallback`) and names them in the
+ * header BEFORE_PLACEHOLDERS_HEADER, so `unwrap` can show them as null.
  * Hot path (every row of a snapshot, every change of the stream): the per-table work
  * is done once in table-schema.ts (compiled row readers, the envelope schema); here
  * each event is a handful of fixed-shape object literals.
  */
-import type {
-  Schema,
-  SourceOffset,
-  SourcePartition,
-  SourceRecord,
+import {
+  BEFORE_PLACEHOLDERS_HEADER,
+  type Header,
+  type Schema,
+  Schemas,
+  type SourceOffset,
+  type SourcePartition,
+  type SourceRecord,
 } from '../../../src/connect/api/index.ts';
 import type { Tuple } from './pgoutput-decoder.ts';
 import { rowKey, rowValue, type TableSchema } from './table-schema.ts';
@@ -77,6 +84,36 @@ function source(
 function sequence(lastCommitLsn: number | null, lsn: number | null): string {
   const last = lastCommitLsn === null ? 'null' : `"${lastCommitLsn}"`;
   return `[${last},${lsn === null ? 'null' : `"${lsn}"`}]`;
+}
+
+const PLACEHOLDERS_SCHEMA = Schemas.array(Schemas.string());
+
+/**
+ * The header naming the required columns `before` holds placeholders in (Postgres
+ * sent them as null: not part of the old row it sends), or null when there are none.
+ */
+function placeholderHeaders(table: TableSchema, before: Tuple): Header[] | undefined {
+  const names: string[] = [];
+  for (const c of table.columns) if (!c.optional && before[c.position] === null) names.push(c.name);
+  return names.length === 0
+    ? undefined
+    : [{ key: BEFORE_PLACEHOLDERS_HEADER, value: names, schema: PLACEHOLDERS_SCHEMA }];
+}
+
+/** A delete's record, with the placeholder header when its old row lacks columns. */
+function deleteRecord(
+  ctx: EventContext,
+  table: TableSchema,
+  key: unknown,
+  value: unknown,
+  before: Tuple,
+  offset: SourceOffset,
+  tsMs: number,
+): SourceRecord {
+  const r = record(ctx, table, key, value, offset, tsMs);
+  const headers = placeholderHeaders(table, before);
+  // Only such deletes get the extra property: every other record keeps one shape.
+  return headers === undefined ? r : { ...r, headers };
 }
 
 function record(
@@ -141,11 +178,12 @@ export function changeRecords(
     if (!before) return [];
     const key = rowKey(table, before);
     const out = [
-      record(
+      deleteRecord(
         ctx,
         table,
         key,
         envelope(ctx, 'd', rowValue(table, before), null, src, pos, tsMs),
+        before,
         offset,
         tsMs,
       ),
@@ -162,11 +200,12 @@ export function changeRecords(
     if (!sameKey(oldKey, key)) {
       const beforeRow = rowValue(table, before);
       const out = [
-        record(
+        deleteRecord(
           ctx,
           table,
           oldKey,
           envelope(ctx, 'd', beforeRow, null, src, pos, tsMs),
+          before,
           offset,
           tsMs,
         ),

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BEFORE_PLACEHOLDERS_HEADER, type SourceRecord } from '../../../src/connect/api/index.ts';
+import { ExtractNewRecordState } from '../../../src/connect/transforms/extract-new-record-state.ts';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
 import { UNAVAILABLE_VALUE } from '../src/table-schema.ts';
 import {
@@ -173,5 +175,40 @@ describe('Debezium change events from the stream (real Postgres)', () => {
     await sql.query('TRUNCATE t');
     await c.transactionsDone(3);
     expect(c.records.map((r) => envelope(r).op)).toEqual(['c']);
+  });
+
+  it('names the NOT NULL columns a key-only delete holds placeholders in, so unwrap rewrites them as null', async () => {
+    const { sql, c } = await setUp(
+      `CREATE TABLE d (id int PRIMARY KEY, name text NOT NULL, created timestamptz NOT NULL,
+         note text);
+       CREATE TABLE f (id int PRIMARY KEY, name text NOT NULL, qty int NOT NULL);
+       ALTER TABLE f REPLICA IDENTITY FULL`,
+      ['d', 'f'],
+    );
+    await sql.query("INSERT INTO d VALUES (1, 'Anne', '2026-11-28 22:30:00+00', 'x')");
+    // A whole old row whose values equal the placeholders must keep them.
+    await sql.query("INSERT INTO f VALUES (1, '', 0)");
+    await sql.query('DELETE FROM d WHERE id = 1');
+    await sql.query('DELETE FROM f WHERE id = 1');
+    await c.transactionsDone(4);
+    const deletes = c.records.filter((r) => r.value !== null && envelope(r).op === 'd');
+    expect(deletes).toHaveLength(2);
+    const [keyOnly, full] = deletes as [SourceRecord, SourceRecord];
+    expect(envelope(keyOnly).before).toEqual({ id: 1, name: '', created: '', note: null });
+    expect(keyOnly.headers).toEqual([
+      expect.objectContaining({ key: BEFORE_PLACEHOLDERS_HEADER, value: ['name', 'created'] }),
+    ]);
+    expect(full.headers).toBeUndefined();
+
+    const unwrap = new ExtractNewRecordState();
+    unwrap.configure({ 'delete.tombstone.handling.mode': 'rewrite' });
+    expect(unwrap.apply(keyOnly)?.value).toEqual({
+      id: 1,
+      name: null,
+      created: null,
+      note: null,
+      __deleted: true,
+    });
+    expect(unwrap.apply(full)?.value).toEqual({ id: 1, name: '', qty: 0, __deleted: true });
   });
 });

@@ -75,3 +75,34 @@ export interface TopicPartitionOffset extends TopicPartition {
 export function topicPartitionKey(tp: TopicPartition): string {
   return `${tp.topic}-${tp.partition}`;
 }
+
+/**
+ * Header a change-data-capture source puts on a delete (or the delete half of a key
+ * change) whose `before` row lacks columns: Postgres under REPLICA IDENTITY DEFAULT
+ * sends only the replica identity's columns of the old row. The other required
+ * fields of `before` then hold placeholders ("" for text, 0 for numbers, as Debezium's
+ * converters fill them), which nothing else in the record tells apart from real
+ * values. The header names those fields: its value is an array of field names (a
+ * JSON array in text once a header converter has written it). `unwrap` with a
+ * rewrite delete mode shows them as null, as Debezium documents the rewritten delete.
+ */
+export const BEFORE_PLACEHOLDERS_HEADER = '__cdc.before.placeholders';
+
+/** The field names BEFORE_PLACEHOLDERS_HEADER lists on `record`; empty when absent. */
+export function beforePlaceholders(record: ConnectRecord): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const h of record.headers ?? []) {
+    if (h.key !== BEFORE_PLACEHOLDERS_HEADER) continue;
+    let v: unknown = h.value;
+    if (v instanceof Uint8Array) v = Buffer.from(v).toString('utf8');
+    if (typeof v === 'string') {
+      try {
+        v = JSON.parse(v);
+      } catch {
+        continue;
+      }
+    }
+    if (Array.isArray(v)) for (const n of v) if (typeof n === 'string') names.add(n);
+  }
+  return names;
+}

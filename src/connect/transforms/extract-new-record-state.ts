@@ -18,12 +18,28 @@
  *   t           truncate events carry no row and are dropped.
  *   anything else (heartbeats, schema changes, messages, non-envelope values) passes
  *   through unchanged.
- * `__deleted` is an optional boolean, as Debezium 2.x writes it. `add.headers` copies
- * the same metadata into headers. Works on structs with schemas (the flattened schema
- * is computed once per input schema) and on schemaless objects.
+ *
+ * A rewritten delete shows null for the columns the delete did not carry, as
+ * Debezium's documentation shows it (`{"pk": 2, "cola": null, "__deleted": "true"}`):
+ * a `before` that holds only the key (REPLICA IDENTITY DEFAULT; its other NOT NULL
+ * columns hold the connector's placeholders, "" or 0, and the source names them in
+ * BEFORE_PLACEHOLDERS_HEADER) has those fields nulled; any other `before` (REPLICA
+ * IDENTITY FULL, or a source that names none) is kept as it is, since a real '' or 0
+ * cannot be told from a placeholder by its value. So that those nulls
+ * are valid, rewrite modes make the non-key fields optional in the flattened schema
+ * of every event, inserts and updates included: one schema per table, whatever the
+ * operation.
+ *
+ * `__deleted` is an optional boolean. (Debezium's InsertField writes the strings
+ * "true" / "false" with an optional string schema; this runtime's Parquet tables and
+ * examples query it as a boolean.) `add.headers` copies the same metadata into
+ * headers. Works on structs with schemas (the flattened schema is computed once per
+ * input schema and key) and on schemaless objects (which Debezium passes through
+ * unflattened).
  */
 import {
   type AnyConfigDef,
+  beforePlaceholders,
   type ConnectRecord,
   DataException,
   define,
@@ -37,6 +53,7 @@ import {
   Schemas,
   type Transformation,
 } from '../api/index.ts';
+import { type KeyFields, keyFields, withoutPlaceholders } from './key-only-before.ts';
 import { structWithFields } from './record-part.ts';
 
 type Mode = 'drop' | 'tombstone' | 'rewrite' | 'rewrite-with-tombstone' | 'delete-to-tombstone';
@@ -138,7 +155,8 @@ export class ExtractNewRecordState implements Transformation {
   private mode: Mode = 'tombstone';
   private fields: Addition[] = [];
   private headers: Addition[] = [];
-  private readonly schemaCache = new WeakMap<Schema, WeakMap<Schema, Schema>>();
+  /** Flattened schemas by envelope schema, then by key fields (KeyFields.id). */
+  private readonly schemaCache = new WeakMap<Schema, Map<string, Schema>>();
 
   configure(config: Readonly<Record<string, unknown>>): void {
     const { values } = parseConfigOrThrow(extractNewRecordStateConfigDefs, config);
@@ -189,7 +207,13 @@ export class ExtractNewRecordState implements Transformation {
         `Change event on ${record.topic} with op '${envelope.op}' has no ${deleted ? 'before' : 'after'} row`,
       );
     }
-    const out: Record<string, unknown> = { ...row };
+    // Only rewrites show a delete's row; its non-key fields are optional in their schema.
+    const keys = rewrite ? keyFields(record, envelope.rowSchema, row) : null;
+    const placeholders = deleted && keys !== null ? beforePlaceholders(record) : null;
+    const out: Record<string, unknown> =
+      placeholders !== null && keys !== null && placeholders.size > 0
+        ? withoutPlaceholders(row, placeholders, keys)
+        : { ...row };
     for (const a of this.fields) {
       const found = lookupPath(envelopeSchema, value, a.path);
       if (found !== undefined) out[a.name] = found.value;
@@ -200,7 +224,7 @@ export class ExtractNewRecordState implements Transformation {
     const rowSchema =
       envelopeSchema === null || envelope.rowSchema === null
         ? null
-        : this.flatSchema(envelopeSchema, envelope.rowSchema, rewrite);
+        : this.flatSchema(envelopeSchema, envelope.rowSchema, rewrite, keys);
     return { ...record, valueSchema: rowSchema, value: out, headers };
   }
 
@@ -213,18 +237,27 @@ export class ExtractNewRecordState implements Transformation {
     return out;
   }
 
-  /** The row schema plus the added fields (optional) and `__deleted`, cached. */
-  private flatSchema(envelopeSchema: Schema, rowSchema: Schema, rewrite: boolean): Schema {
-    let byRow = this.schemaCache.get(envelopeSchema);
-    if (byRow === undefined) {
-      byRow = new WeakMap();
-      this.schemaCache.set(envelopeSchema, byRow);
+  /**
+   * The row schema plus the added fields (optional) and `__deleted`, cached. With
+   * `keys` (rewrite modes) the other row fields are optional: a key-only delete nulls them.
+   */
+  private flatSchema(
+    envelopeSchema: Schema,
+    rowSchema: Schema,
+    rewrite: boolean,
+    keys: KeyFields | null,
+  ): Schema {
+    let byKey = this.schemaCache.get(envelopeSchema);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.schemaCache.set(envelopeSchema, byKey);
     }
-    let flat = byRow.get(rowSchema);
+    const keyId = keys?.id ?? '';
+    let flat = byKey.get(keyId);
     if (flat === undefined) {
       const fields: Array<[string, Schema]> = (rowSchema.fields ?? []).map((f) => [
         f.name,
-        f.schema,
+        keys === null || keys.names.has(f.name) ? f.schema : optional(f.schema),
       ]);
       for (const a of this.fields) {
         const found = lookupPath(envelopeSchema, null, a.path);
@@ -232,7 +265,7 @@ export class ExtractNewRecordState implements Transformation {
       }
       if (rewrite) fields.push([DELETED_FIELD, DELETED_SCHEMA]);
       flat = structWithFields(rowSchema, fields);
-      byRow.set(rowSchema, flat);
+      byKey.set(keyId, flat);
     }
     return flat;
   }
