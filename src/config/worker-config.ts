@@ -225,13 +225,36 @@ const commonDefs: AnyConfigDef[] = [
     defaultDoc: "the repository's connectors/ folder",
     doc: 'Folders searched for connector, converter and transform plugins (one subfolder each).',
   }),
+  // Kafka Connect's key and default. A connector's stop (and deleted hook) gets the
+  // same bound: Kafka Connect gives connectors a fixed 5 s, the same as this default.
   define<number>({
     name: 'task.shutdown.graceful.timeout.ms',
     type: 'long',
     default: 5000,
     validator: atLeast(0),
     group: tasks,
-    doc: 'How long a task is given to stop on shutdown before it is abandoned.',
+    doc: 'How long a task or connector may take to stop (or to clean up when deleted) before it is abandoned.',
+  }),
+  // Not a Kafka Connect key: there a task starts on a thread of its own and a hung
+  // start stalls only that thread. Here it would hold the task forever without a
+  // deadline. 60 s covers a start that connects to a remote system and creates a
+  // replication slot behind an ordinary transaction; longer than that is taken as hung.
+  define<number>({
+    name: 'task.start.timeout.ms',
+    type: 'long',
+    default: 60_000,
+    validator: atLeast(1),
+    group: tasks,
+    doc: 'How long a task may take to start; then it is FAILED and its start abandoned.',
+  }),
+  // The same for a connector's start (and its taskConfigs), for the same reason.
+  define<number>({
+    name: 'connector.start.timeout.ms',
+    type: 'long',
+    default: 60_000,
+    validator: atLeast(1),
+    group: tasks,
+    doc: 'How long a connector may take to start or to generate task configs; then it is FAILED.',
   }),
   define<string>({
     name: 'connector.client.config.override.policy',

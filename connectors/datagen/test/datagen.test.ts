@@ -55,6 +55,8 @@ async function startTasks(
       taskId,
       offsetStorageReader: offsets,
       clock,
+      reportTrouble: () => undefined,
+      topicCreationOverride: () => undefined,
     });
     tasks.push(task);
   }

@@ -53,7 +53,14 @@ afterEach(async () => {
 });
 
 function context(offsets: MemoryOffsets, clock = new ManualClock(1000)): SourceTaskContext {
-  return { connectorName: 'file-source', taskId: 0, offsetStorageReader: offsets, clock };
+  return {
+    connectorName: 'file-source',
+    taskId: 0,
+    offsetStorageReader: offsets,
+    clock,
+    reportTrouble: () => undefined,
+    topicCreationOverride: () => undefined,
+  };
 }
 
 async function startSource(

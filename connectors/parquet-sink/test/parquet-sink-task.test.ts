@@ -37,6 +37,7 @@ function context(): SinkTaskContext & { seeks: TopicPartitionOffset[] } {
     requestCommit: () => undefined,
     offset: (o) => seeks.push(...o),
     timeout: () => undefined,
+    reportTrouble: () => undefined,
   };
 }
 

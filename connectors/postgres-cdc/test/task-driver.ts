@@ -53,6 +53,11 @@ export class TaskDriver {
   private nextOffset = 0;
   readonly clock = new ManualClock(1_700_000_000_000);
 
+  /** Every reportTrouble call of the task, in order (null: cleared). */
+  readonly troubles: (string | null)[] = [];
+  /** topicCreationOverride calls of the task, by topic. */
+  readonly topicOverrides = new Map<string, Readonly<Record<string, string>>>();
+
   constructor(
     readonly task: SourceTask,
     readonly offsets: InMemoryOffsets,
@@ -64,6 +69,8 @@ export class TaskDriver {
       taskId: 0,
       offsetStorageReader: this.offsets,
       clock: this.clock,
+      reportTrouble: (detail) => this.troubles.push(detail),
+      topicCreationOverride: (topic, configs) => this.topicOverrides.set(topic, configs),
     });
   }
 

@@ -15,6 +15,15 @@
  *   4. `stop()` once, when the connector is deleted, stopped, reassigned or the worker
  *      shuts down. It must release every timer and connection it opened: the runtime
  *      awaits it and reports an error if it rejects.
+ *   5. `deleted(config)` once more, only when the connector was deleted (not stopped,
+ *      paused or moved to another worker): after stop() and after the worker stopped
+ *      the connector's tasks it runs. This is where external state that outlives the
+ *      connector (a replication slot, a publication) is dropped, or where the
+ *      connector says that it remains. Its errors are logged; they never block the
+ *      delete. It gets no context and may not call back into the runtime.
+ * Start, stop and deleted each run under a deadline (a hung call is abandoned and the
+ * connector marked FAILED), so a call that waits on an external system must not
+ * wait forever.
  * All calls come from the worker's event loop, one at a time (never overlapping for
  * one instance). Background work a connector starts (e.g. watching a table list) must
  * be owned by the instance and ended in stop().
@@ -60,8 +69,29 @@ interface ConnectorBase<C extends ConnectorContext> {
    * Cross-field checks, called with the values already typed by the manifest's
    * configDefs (defaults filled in, unknown keys as given) and only when every key
    * parsed. Return one error per offending key; an empty array means valid.
+   * `context` tells which other connectors the cluster has, so a connector can refuse
+   * an exclusive external resource (a replication slot) another one already uses.
    */
-  validate?(values: Readonly<Record<string, unknown>>): ConfigError[];
+  validate?(values: Readonly<Record<string, unknown>>, context: ValidationContext): ConfigError[];
+  /** See step 5 of the lifecycle above. */
+  deleted?(config: ConnectorConfig): Promise<void> | void;
+}
+
+/** What `validate` knows of the cluster besides the config under test. */
+export interface ValidationContext {
+  /**
+   * The name of the connector being created or updated; null when a config is only
+   * validated (`PUT /connector-plugins/{type}/config/validate`) without a `name`.
+   */
+  readonly connectorName: string | null;
+  /**
+   * Every other connector of the cluster (every class) with the config it was
+   * stored with; the connector under test itself is left out.
+   */
+  readonly otherConnectors: ReadonlyArray<{
+    readonly name: string;
+    readonly config: ConnectorConfig;
+  }>;
 }
 
 export interface SourceConnector extends ConnectorBase<SourceConnectorContext> {

@@ -49,6 +49,8 @@ export interface SinkTaskContext {
   offset(offsets: readonly TopicPartitionOffset[]): void;
   /** Back-off before the batch that raised RetriableException is put again. */
   timeout(ms: number): void;
+  /** As SourceTaskContext.reportTrouble: a detail shown in the RUNNING status' trace. */
+  reportTrouble(detail: string | null): void;
   /**
    * Report one record the task cannot write (KIP-610): the runtime applies
    * `errors.tolerance` and the dead letter queue to it, and the task goes on with the

@@ -48,6 +48,29 @@ export interface SourceTaskContext {
   readonly offsetStorageReader: OffsetStorageReader;
   /** Time source for rate limits and timeouts; tests inject a ManualClock. */
   readonly clock: Clock;
+  /**
+   * Say what keeps the task from doing its work while it stays RUNNING (retrying a
+   * lost connection, waiting for a resource another process holds): the runtime
+   * publishes `detail` as the `trace` of the task's RUNNING status, so
+   * `GET /connectors/{name}/status` tells the truth. null clears it once the task
+   * works again. Repeating the current detail is a no-op. A task that gives up
+   * throws from poll() as usual (FAILED). While the connector is paused the detail is
+   * kept (PAUSED shows no trace) and shown again on resume; once the task failed or
+   * was stopped, calls are ignored. A call during start() is shown from the first
+   * RUNNING on.
+   */
+  reportTrouble(detail: string | null): void;
+  /**
+   * Topic configs for a topic this task will write to, applied over the connector's
+   * `topic.creation.*` group settings when the runtime creates that topic (an
+   * existing topic is left as it is). Call it before the first record for the topic
+   * is returned from poll(); a later call for the same topic replaces the earlier one,
+   * and a call after the topic's first record is logged and ignored. Nothing happens
+   * when the runtime creates no topics for the connector (topic creation off). A CDC
+   * task marks the topic of a table without a key `cleanup.policy=delete`, because a
+   * compacted topic refuses records without a key.
+   */
+  topicCreationOverride(topic: string, configs: Readonly<Record<string, string>>): void;
 }
 
 export interface SourceTask {

@@ -7,9 +7,16 @@
  * Every method is called from the distributed herder's serial loop, one at a time,
  * so a connector or task is never started and stopped by two calls at once.
  *
- *   start(work)        connectors first (so a connector can generate its task configs),
- *                      then tasks, each from the config snapshot (a task whose config
- *                      is not committed yet is skipped: the commit will bring it).
+ * Plugin starts run off that loop (DESIGN.md: one plugin never stops the worker): a
+ * connector's or a task's start is launched, not awaited, so a start that never
+ * returns holds up no rebalance, config event or request; the Worker fails it at its
+ * deadline (task.start.timeout.ms, connector.start.timeout.ms). What the loop awaits
+ * is bounded: stops (task.shutdown.graceful.timeout.ms) and task config generation.
+ *
+ *   start(work)        connectors first, then tasks, each from the config snapshot (a
+ *                      task whose config is not committed yet is skipped: the commit
+ *                      will bring it). A RUNNING connector generates its task configs
+ *                      in a job queued on the loop once its start returned.
  *   reconfigure(name)  the connector's owner asks it for task configs (tasks.max) and,
  *                      when they differ from the committed ones, writes them followed
  *                      by the commit record. Kafka Connect forwards this write to the
@@ -23,6 +30,9 @@
  *                      target state goes to the connector and its tasks here.
  *   stop(work)         stops tasks then connectors and reports them UNASSIGNED, so the
  *                      leader may hand them over at once (see status-reporter.ts).
+ *   connector removed  (a tombstone in the config topic: the connector was deleted) its
+ *                      tasks and the connector stop, then the connector's deleted(config)
+ *                      hook runs here, on the worker that ran the connector.
  */
 import type { Logger } from '../../util/logger.ts';
 import type { Worker } from '../runtime/worker.ts';
@@ -70,15 +80,18 @@ export class AssignedWork {
     for (const id of work.tasks) await this.startTask(id);
   }
 
-  async stop(work: WorkLoad): Promise<void> {
+  async stop(work: WorkLoad, deleted = false): Promise<void> {
     const tasks = work.tasks.filter((id) => this.tasks.has(taskKeyOf(id)));
     for (const id of tasks) this.tasks.delete(taskKeyOf(id));
     await this.o.worker.stopTasks(tasks);
     const connectors = work.connectors.filter((c) => this.connectors.has(c));
-    for (const name of connectors) {
-      this.connectors.delete(name);
-      await this.o.worker.stopConnector(name);
-    }
+    for (const name of connectors) this.connectors.delete(name);
+    // In parallel: each stop is bounded, and they do not wait on each other.
+    await Promise.all(
+      connectors.map((name) =>
+        deleted ? this.o.worker.deleteConnector(name) : this.o.worker.stopConnector(name),
+      ),
+    );
     this.o.reporter.unassigned({ connectors, tasks });
   }
 
@@ -92,10 +105,14 @@ export class AssignedWork {
     if (config === undefined || this.connectors.has(name)) return;
     const target = snapshot.targetStates.get(name) ?? 'RUNNING';
     this.connectors.add(name);
-    const ok = await this.o.worker.startConnector(name, config, target, () =>
-      this.o.enqueue(`reconfiguring ${name}`, () => this.reconfigure(name)),
+    const reconfigure = () => this.o.enqueue(`reconfiguring ${name}`, () => this.reconfigure(name));
+    // Not awaited (see the header); the task configs follow on the loop once it runs.
+    void this.o.worker.startConnector(name, config, target, reconfigure).then(
+      (ok) => {
+        if (ok && target === 'RUNNING') reconfigure();
+      },
+      (err: unknown) => this.o.logger.error({ err }, `Connector ${name} could not be started`),
     );
-    if (ok && target === 'RUNNING') await this.reconfigure(name);
   }
 
   private async startTask(id: ConnectorTaskId): Promise<void> {
@@ -109,7 +126,10 @@ export class AssignedWork {
     }
     const target = snapshot.targetStates.get(id.connector) ?? 'RUNNING';
     this.tasks.set(key, { id, started: startedWith(connectorConfig, taskConfig) });
-    await this.o.worker.startTask(id, connectorConfig, taskConfig, target);
+    // Not awaited (see the header): its states reach the status topic by themselves.
+    void this.o.worker
+      .startTask(id, connectorConfig, taskConfig, target)
+      .catch((err: unknown) => this.o.logger.error({ err }, `Task ${key} could not be started`));
   }
 
   /** New task configs from the connector, written only when they changed (owner only). */
@@ -160,7 +180,8 @@ export class AssignedWork {
       tasks: [...this.tasks.values()].map((t) => t.id).filter((id) => id.connector === name),
     };
     if (owned.connectors.length + owned.tasks.length === 0) return;
-    await this.stop(owned);
+    // Deleted, not merely stopped: the connector's deleted(config) hook runs too.
+    await this.stop(owned, true);
     await this.o.reporter.flush();
     // The connector is gone: its statuses go too (after our own UNASSIGNED reports).
     await this.o.status.deleteConnector(name);
@@ -170,8 +191,15 @@ export class AssignedWork {
     const target = this.o.configs.snapshot().targetStates.get(name) ?? 'RUNNING';
     const hasTasks = [...this.tasks.values()].some((t) => t.id.connector === name);
     if (!this.connectors.has(name) && !hasTasks) return;
-    await this.o.worker.setConnectorTargetState(name, target);
-    if (target === 'RUNNING') await this.reconfigure(name);
+    // Tasks take it at once; the connector's transition may wait behind its start, so
+    // it is not awaited here and a resumed connector's task configs follow on the loop.
+    void this.o.worker.setConnectorTargetState(name, target).then(
+      () => {
+        if (target === 'RUNNING')
+          this.o.enqueue(`reconfiguring ${name}`, () => this.reconfigure(name));
+      },
+      (err: unknown) => this.o.logger.error({ err }, `Connector ${name} failed to change state`),
+    );
   }
 
   /** A restart request read from the config topic: restart what we run of it. */

@@ -4,6 +4,10 @@
  * every record (its own writes included); each becomes a job on the herder's serial
  * loop, in log order, so it never races a rebalance callback or a REST request.
  *
+ * A removed connector (a tombstone: it was deleted) is the one event that calls the
+ * connector's `deleted(config)` hook, on the worker that ran it (assigned-work.ts);
+ * a revocation, a target state or a restart never does.
+ *
  * Besides updating what this worker runs (assigned-work.ts), the leader asks for a
  * rebalance whenever the configured work (connectors and committed task counts) no
  * longer matches what it last assigned: a new or deleted connector, or a connector

@@ -1,21 +1,39 @@
 /**
  * Reading, altering and resetting a connector's offsets (GET|PATCH|DELETE
- * /connectors/{name}/offsets, KIP-875), for the distributed herder:
+ * /connectors/{name}/offsets, KIP-875), for both herders:
  *   - source connectors: the offset topic through the OffsetBackingStore, keys
  *     `["<connector>",{partition}]`, a null value removing an offset;
- *   - sink connectors: the consumer group `connect-<connector>` through the admin
- *     client, `{kafka_topic, kafka_partition}` -> `{kafka_offset}`; a reset deletes
- *     the group, a null offset moves the partition to its log start.
- * The connector's own `alterOffsets` is asked first; its answer picks Kafka Connect's
- * message ("framework-managed offsets only" when it does not manage them itself).
+ *   - sink connectors: the consumer group `connect-<connector>`,
+ *     `{kafka_topic, kafka_partition}` -> `{kafka_offset}` (sink-offset-format.ts); an
+ *     alter commits from outside the group and deletes the offsets given as null, a
+ *     reset deletes the group (consumer-group-offsets.ts).
+ * Order, as in Kafka Connect's Worker.modifyConnectorOffsets: the request is validated
+ * whole (400 for any bad entry), then the connector's own `alterOffsets` is asked (its
+ * answer picks "framework-managed offsets only" when it does not manage them itself),
+ * then the offsets are written.
+ *
+ * Invariant: no operation joins the sink's consumer group, so each leaves it with the
+ * members it had, whether it succeeds or fails. A write the coordinator refuses because
+ * the group still has members (a task that has not stopped yet) answers Kafka Connect's
+ * "zombie sink tasks" message and may be retried.
  * The caller checks that the connector is STOPPED with no tasks before altering.
  */
 import type { Admin } from 'kafkajs';
+import type { ClusterClient } from '../../protocol/client/cluster-client.ts';
+import { ErrorCode, errorByCode } from '../../protocol/error-codes.ts';
 import type { SinkConnector, SourceConnector } from '../api/connector.ts';
+import { ConnectException } from '../api/errors.ts';
 import { connectorOffsets } from '../runtime/connector-offset-reader.ts';
 import { offsetKey, offsetValue, parseOffsetKey } from '../runtime/offset-keys.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import type { OffsetBackingStore } from '../storage/offset-backing-store.ts';
+import {
+  commitGroupOffsets,
+  deleteGroup,
+  deleteGroupOffsets,
+  describePartitionError,
+  type PartitionError,
+} from './consumer-group-offsets.ts';
 import {
   type ConnectorConfigMap,
   type ConnectorOffset,
@@ -24,14 +42,40 @@ import {
   type OffsetsMessage,
   offsetsMessages,
 } from './herder.ts';
+import { parseSinkOffsets, type SinkOffset } from './sink-offset-format.ts';
 
 export interface OffsetContext {
   plugins: PluginRegistry;
   offsetStore: OffsetBackingStore;
+  /** Reads a sink's committed offsets (OffsetFetch). */
   admin: () => Admin;
+  /** Writes a sink's group offsets without joining the group. */
+  cluster: () => ClusterClient;
 }
 
 const sinkGroup = (name: string) => `connect-${name}`;
+
+/** Coordinator answers meaning the group still has members: a task has not stopped yet. */
+const GROUP_IN_USE = new Set<number>([
+  ErrorCode.UNKNOWN_MEMBER_ID,
+  ErrorCode.ILLEGAL_GENERATION,
+  ErrorCode.REBALANCE_IN_PROGRESS,
+  ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC,
+  ErrorCode.NON_EMPTY_GROUP,
+]);
+
+/** Kafka Connect's texts (Worker.alterSinkConnectorOffsets / resetSinkConnectorOffsets). */
+export const offsetWriteMessages = {
+  zombie: (name: string, what: 'alter' | 'reset') =>
+    `Failed to ${what} consumer group offsets for connector ${name} either because its tasks haven't stopped completely yet or the connector was resumed before the request to ${what} its offsets could be successfully completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks.`,
+  alterFailed: (name: string) => `Failed to alter consumer group offsets for connector ${name}`,
+  resetFailed: (name: string) =>
+    `Failed to reset consumer group offsets for sink connector ${name}`,
+  listFailed: (name: string) =>
+    `Failed to list offsets prior to resetting offsets for sink connector ${name}`,
+  connectorFailed: (type: 'source' | 'sink', name: string) =>
+    `Failed to modify offsets for ${type} connector ${name}`,
+} as const;
 
 function manifestOf(ctx: OffsetContext, name: string, config: ConnectorConfigMap) {
   const manifest = ctx.plugins.findOfType(config['connector.class'] ?? '', 'source', 'sink');
@@ -77,17 +121,17 @@ export async function alterConnectorOffsets(
   const manifest = manifestOf(ctx, name, config);
   let handled: boolean;
   if (manifest.type === 'sink') {
-    const parsed = offsets.map(parseSinkOffset);
+    const parsed = parseSinkOffsets(offsets);
     const connector = manifest.createConnector() as SinkConnector;
-    handled = (await connector.alterOffsets?.(config, parsed)) ?? false;
-    await writeSinkOffsets(ctx.admin(), name, parsed);
+    handled = await askConnector('sink', name, () => connector.alterOffsets?.(config, parsed));
+    await writeSinkOffsets(ctx.cluster(), name, parsed);
   } else {
     const parsed = offsets.map((o) => ({
       partition: o.partition as never,
       offset: o.offset as never,
     }));
     const connector = manifest.createConnector() as SourceConnector;
-    handled = (await connector.alterOffsets?.(config, parsed)) ?? false;
+    handled = await askConnector('source', name, () => connector.alterOffsets?.(config, parsed));
     const entries = new Map<string, string | null>();
     for (const { partition, offset } of parsed) {
       entries.set(offsetKey(name, partition), offset === null ? null : offsetValue(offset));
@@ -107,23 +151,42 @@ export async function resetConnectorOffsets(
   const manifest = manifestOf(ctx, name, config);
   let handled: boolean;
   if (manifest.type === 'sink') {
-    const admin = ctx.admin();
-    const current = await admin.fetchOffsets({ groupId: sinkGroup(name) });
+    let current: Awaited<ReturnType<Admin['fetchOffsets']>>;
+    try {
+      current = await ctx.admin().fetchOffsets({ groupId: sinkGroup(name) });
+    } catch (e) {
+      throw new ConnectException(withCause(offsetWriteMessages.listFailed(name), e), { cause: e });
+    }
     const parsed = current.flatMap((t) =>
       t.partitions.map((p) => ({ topic: t.topic, partition: p.partition, offset: null })),
     );
-    handled =
-      (await (manifest.createConnector() as SinkConnector).alterOffsets?.(config, parsed)) ?? false;
-    const { groups } = await admin.listGroups();
-    if (groups.some((g) => g.groupId === sinkGroup(name)))
-      await admin.deleteGroups([sinkGroup(name)]);
+    const connector = manifest.createConnector() as SinkConnector;
+    handled = await askConnector('sink', name, () => connector.alterOffsets?.(config, parsed));
+    let code: number;
+    try {
+      code = await deleteGroup(ctx.cluster(), sinkGroup(name));
+    } catch (e) {
+      throw new ConnectException(withCause(offsetWriteMessages.resetFailed(name), e), {
+        cause: e,
+      });
+    }
+    if (GROUP_IN_USE.has(code))
+      throw new ConnectException(offsetWriteMessages.zombie(name, 'reset'));
+    if (code !== 0) {
+      const info = errorByCode(code);
+      throw new ConnectException(
+        `${offsetWriteMessages.resetFailed(name)}: ${info.name} (${info.message})`,
+      );
+    }
   } else {
     const list = await connectorOffsets(name, ctx.offsetStore);
-    handled =
-      (await (manifest.createConnector() as SourceConnector).alterOffsets?.(
+    const connector = manifest.createConnector() as SourceConnector;
+    handled = await askConnector('source', name, () =>
+      connector.alterOffsets?.(
         config,
         list.map((e) => ({ partition: e.partition, offset: null })),
-      )) ?? false;
+      ),
+    );
     const entries = new Map<string, string | null>();
     for (const key of (await ctx.offsetStore.entries()).keys()) {
       if (parseOffsetKey(key)?.connector === name) entries.set(key, null);
@@ -133,47 +196,49 @@ export async function resetConnectorOffsets(
   return { message: handled ? offsetsMessages.reset : offsetsMessages.resetFrameworkOnly };
 }
 
-/** Consumer group offsets; a null offset moves the partition to its log start. */
-async function writeSinkOffsets(
-  admin: Admin,
+/**
+ * The connector's own alterOffsets (true: it adjusted its external state too). A throw
+ * refuses the request; nothing has been written at that point.
+ */
+async function askConnector(
+  type: 'source' | 'sink',
   name: string,
-  offsets: Array<{ topic: string; partition: number; offset: number | null }>,
-): Promise<void> {
-  const byTopic = new Map<string, Array<{ partition: number; offset: string }>>();
-  for (const o of offsets) {
-    let offset = o.offset;
-    if (offset === null) {
-      const low = (await admin.fetchTopicOffsets(o.topic)).find(
-        (p) => p.partition === o.partition,
-      )?.low;
-      offset = Number(low ?? 0);
-    }
-    const list = byTopic.get(o.topic) ?? [];
-    list.push({ partition: o.partition, offset: String(offset) });
-    byTopic.set(o.topic, list);
-  }
-  for (const [topic, partitions] of byTopic) {
-    await admin.setOffsets({ groupId: sinkGroup(name), topic, partitions });
+  alter: () => Promise<boolean> | boolean | undefined,
+): Promise<boolean> {
+  try {
+    return (await alter()) ?? false;
+  } catch (e) {
+    throw new ConnectException(withCause(offsetWriteMessages.connectorFailed(type, name), e), {
+      cause: e,
+    });
   }
 }
 
-function parseSinkOffset(o: ConnectorOffset): {
-  topic: string;
-  partition: number;
-  offset: number | null;
-} {
-  const topic = o.partition.kafka_topic;
-  const partition = Number(o.partition.kafka_partition);
-  const offset = o.offset === null ? null : Number(o.offset.kafka_offset);
-  if (
-    typeof topic !== 'string' ||
-    !Number.isInteger(partition) ||
-    (offset !== null && !Number.isInteger(offset))
-  ) {
-    throw new HerderError(
-      'bad-request',
-      'Sink connector offsets must have a partition with kafka_topic and kafka_partition and an offset with kafka_offset',
+/** Commits the given offsets and deletes those given as null, from outside the group. */
+async function writeSinkOffsets(
+  client: ClusterClient,
+  name: string,
+  offsets: readonly SinkOffset[],
+): Promise<void> {
+  const group = sinkGroup(name);
+  const refused: PartitionError[] = [];
+  const commits = offsets.flatMap((o) => (o.offset === null ? [] : [{ ...o, offset: o.offset }]));
+  const deletes = offsets.filter((o) => o.offset === null);
+  try {
+    refused.push(...(await commitGroupOffsets(client, group, commits)));
+    refused.push(...(await deleteGroupOffsets(client, group, deletes)));
+  } catch (e) {
+    throw new ConnectException(withCause(offsetWriteMessages.alterFailed(name), e), { cause: e });
+  }
+  if (refused.some((e) => GROUP_IN_USE.has(e.code)))
+    throw new ConnectException(offsetWriteMessages.zombie(name, 'alter'));
+  if (refused.length > 0) {
+    throw new ConnectException(
+      `${offsetWriteMessages.alterFailed(name)}: ${refused.map(describePartitionError).join('; ')}`,
     );
   }
-  return { topic, partition, offset };
+}
+
+function withCause(message: string, cause: unknown): string {
+  return `${message}: ${cause instanceof Error ? cause.message : String(cause)}`;
 }

@@ -13,7 +13,10 @@
  * Threading model: one serial loop (a SerialExecutor) runs every request that touches
  * configs or running work, every rebalance callback and every config event, one at a
  * time. The group member has its own loop and only calls in (rebalance-handler.ts);
- * nothing on the serial loop waits for the member, so they cannot deadlock.
+ * nothing on the serial loop waits for the member, so they cannot deadlock. Nor does
+ * it wait for a plugin's start (assigned-work.ts launches starts off the loop, the
+ * Worker bounds them): a connector or task whose start never returns holds up no
+ * request, rebalance or shutdown; what the loop awaits of plugins is bounded.
  *
  * Writes (create, update, delete, pause/resume/stop, restart, offsets) go through the
  * leader, as in Kafka Connect: a follower rejects them with HerderError `not-leader`
@@ -35,7 +38,11 @@
 import type { Admin } from 'kafkajs';
 import type { Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
-import { type ConfigInfos, validateConnectorConfig } from '../runtime/config-validation.ts';
+import {
+  type ConfigInfos,
+  validateConnectorConfig,
+  validationContext,
+} from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { SerialExecutor } from '../runtime/serial-executor.ts';
 import type { Worker } from '../runtime/worker.ts';
@@ -133,6 +140,7 @@ export class DistributedHerder implements Herder {
       plugins: o.plugins,
       offsetStore: o.offsetStore,
       admin: (): Admin => o.worker.adminClient(),
+      cluster: () => o.worker.clusterClient(),
     };
   }
 
@@ -285,7 +293,12 @@ export class DistributedHerder implements Herder {
   }
 
   async validateConnectorConfig(config: ConnectorConfigMap): Promise<ConfigInfos> {
-    return validateConnectorConfig(this.o.plugins, config);
+    const snapshot = await this.fresh();
+    return validateConnectorConfig(
+      this.o.plugins,
+      config,
+      validationContext(config.name, snapshot.connectorConfigs),
+    );
   }
 
   plugins(): PluginRegistry {
@@ -339,8 +352,10 @@ export class DistributedHerder implements Herder {
     initialState?: TargetState,
   ): Promise<Created<ConnectorInfo>> {
     const full = { ...config, name };
-    requireValidConfig(this.o.plugins, full);
     return this.asLeader(async (snapshot) => {
+      // On the leader's loop, against the snapshot the write is decided on: two
+      // connectors created at once cannot both pass a check against each other.
+      requireValidConfig(this.o.plugins, full, validationContext(name, snapshot.connectorConfigs));
       const exists = snapshot.connectorConfigs.has(name);
       if (exists && !allowReplace)
         throw new HerderError('already-exists', `Connector ${name} already exists`);

@@ -56,7 +56,10 @@ export interface TaskInfo {
   config: ConnectorConfigMap;
 }
 
-/** A connector's own state; `trace` only when FAILED. */
+/**
+ * A connector's or task's state. `trace`: the error of a FAILED one, or what holds up a
+ * RUNNING task (SourceTaskContext.reportTrouble); absent otherwise.
+ */
 export interface ConnectorStateEntry {
   state: ConnectorState;
   worker_id: string;

@@ -17,7 +17,9 @@
  *                   the owner's latest generation.
  *
  * Callbacks run on the herder's serial loop (after any request in progress), so
- * they never overlap with a request or a config event. None of them waits for the
+ * they never overlap with a request or a config event. onAssigned launches the new
+ * work's starts without waiting for them, and the stops of onRevoked are bounded
+ * (task.shutdown.graceful.timeout.ms), so a hung plugin never stalls a rebalance. None of them waits for the
  * member, so the member's loop and the herder's loop cannot wait on each other.
  */
 import type { Logger } from '../../util/logger.ts';

@@ -9,15 +9,32 @@
  * Every request runs on one SerialExecutor, so a connector is never started, stopped
  * or reconfigured by two requests at once. Life of a connector:
  *   put config  -> validate -> store -> (replace: stop tasks and connector) -> start
- *   start       -> worker.startConnector(target) -> RUNNING: taskConfigs(tasks.max) ->
- *                  store -> start each task; PAUSED: tasks from the stored configs,
- *                  paused; STOPPED: no tasks (task configs emptied, as Kafka does)
+ *   start       -> worker.startConnector(target), then per target: STOPPED: no tasks
+ *                  (task configs emptied, as Kafka does); PAUSED: tasks from the
+ *                  stored configs, paused; RUNNING: in a job of the loop once the
+ *                  start returned, taskConfigs(tasks.max) -> store -> start each task
  *   reconfigure -> (connector's request) new task configs; tasks restarted only if
  *                  they differ from the stored ones
+ *   delete      -> stop tasks and connector -> the connector's deleted(config) hook
+ *                  (worker.deleteConnector) -> forget config and states
+ * Plugin starts run off the loop (DESIGN.md: one plugin never stops the worker): the
+ * loop launches connector and task starts and never awaits them, so a start that
+ * never returns holds up no other request; the Worker fails it at its deadline. So a
+ * create, update, restart, pause or resume answers once it is stored and launched,
+ * as Kafka's distributed herder answers (its tasks follow; its status tells how it
+ * went), never after a plugin call that may hang: a request in flight would hold up
+ * the REST server's close, hence the shutdown. What requests and the loop do await
+ * is bounded: stops (task.shutdown.graceful.timeout.ms; a stop interrupts a hung
+ * start) and task config generation (connector.start.timeout.ms).
  * Offsets may be altered or reset only while the connector is STOPPED.
  */
 import type { Logger } from '../../util/logger.ts';
-import { type ConfigInfos, validateConnectorConfig } from '../runtime/config-validation.ts';
+import type { ValidationContext } from '../api/connector.ts';
+import {
+  type ConfigInfos,
+  validateConnectorConfig,
+  validationContext,
+} from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { SerialExecutor } from '../runtime/serial-executor.ts';
 import type { Worker } from '../runtime/worker.ts';
@@ -64,6 +81,12 @@ export interface StandaloneHerderOptions {
 export class StandaloneHerder implements Herder {
   private readonly serial = new SerialExecutor();
   private readonly activeTopics = new Map<string, Set<string>>();
+  /**
+   * Bumped whenever a connector instance is started: the job that follows a start
+   * acts only if no later start, stop or delete of the connector came in between.
+   */
+  private readonly starts = new Map<string, number>();
+  private startSeq = 0;
   private stopped = false;
 
   constructor(private readonly o: StandaloneHerderOptions) {}
@@ -78,11 +101,11 @@ export class StandaloneHerder implements Herder {
     topics.add(topic);
   }
 
-  /** Stop every connector and task; the worker itself is stopped by its owner. */
+  /** Stop every connector and task (in parallel, each bounded); the worker is its owner's. */
   stop(): Promise<void> {
     return this.serial.run(async () => {
       this.stopped = true;
-      for (const name of this.o.configs.names()) await this.stopConnectorAndTasks(name);
+      await Promise.all(this.o.configs.names().map((name) => this.stopConnectorAndTasks(name)));
     });
   }
 
@@ -122,7 +145,7 @@ export class StandaloneHerder implements Herder {
   ): Promise<Created<ConnectorInfo>> {
     return this.serial.run(async () => {
       const full = { ...config, name };
-      requireValidConfig(this.o.plugins, full);
+      requireValidConfig(this.o.plugins, full, this.validationContext(name));
       const exists = this.o.configs.has(name);
       if (exists && !allowReplace)
         throw new HerderError('already-exists', `Connector ${name} already exists`);
@@ -132,7 +155,7 @@ export class StandaloneHerder implements Herder {
         full,
         exists ? undefined : (initialState ?? 'RUNNING'),
       );
-      await this.startConnector(name);
+      this.startConnector(name);
       return { created: !exists, result: this.info(name) };
     });
   }
@@ -151,8 +174,10 @@ export class StandaloneHerder implements Herder {
 
   deleteConnector(name: string): Promise<void> {
     return this.serial.run(async () => {
-      this.entry(name);
-      await this.stopConnectorAndTasks(name);
+      const entry = this.entry(name);
+      this.starts.delete(name);
+      // Tasks, then the connector, then its deleted(config) hook; bounded, never throws.
+      await this.o.worker.deleteConnector(name, entry.config);
       this.o.configs.remove(name);
       this.o.status.connectorDeleted(name);
       this.activeTopics.delete(name);
@@ -203,9 +228,19 @@ export class StandaloneHerder implements Herder {
     return this.serial.run(async () => {
       const entry = this.entry(name);
       await this.o.worker.stopConnector(name);
-      await this.o.worker.startConnector(name, entry.config, entry.targetState, () =>
-        this.requestReconfiguration(name),
-      );
+      const { generation, started } = this.launchConnector(name, entry.config, entry.targetState);
+      // Its tasks keep running; a connector restarted before it ever generated task
+      // configs (its first start failed) generates them now.
+      void started
+        .then((ok) =>
+          this.serial.run(async () => {
+            const now = this.o.configs.get(name);
+            if (!ok || now?.taskConfigs.length !== 0 || this.starts.get(name) !== generation)
+              return;
+            await this.reconfigure(name);
+          }),
+        )
+        .catch((e: unknown) => this.o.logger.error({ err: e }, `Reconfiguring ${name} failed`));
     });
   }
 
@@ -229,15 +264,12 @@ export class StandaloneHerder implements Herder {
         await this.o.worker.stopTasks(ids);
         if (restartConnector) {
           await this.o.worker.stopConnector(name);
-          await this.o.worker.startConnector(name, entry.config, entry.targetState, () =>
-            this.requestReconfiguration(name),
-          );
+          this.launchConnector(name, entry.config, entry.targetState);
         }
         if (entry.targetState !== 'STOPPED') {
           for (const id of ids) {
             const config = entry.taskConfigs[id.task];
-            if (config !== undefined)
-              await this.o.worker.startTask(id, entry.config, config, entry.targetState);
+            if (config !== undefined) this.launchTask(id, entry.config, config, entry.targetState);
           }
         }
       })
@@ -253,23 +285,32 @@ export class StandaloneHerder implements Herder {
         throw new HerderError('not-found', `Task ${connector}-${task} not found`);
       const id = { connector, task };
       await this.o.worker.stopTasks([id]);
-      await this.o.worker.startTask(id, entry.config, config, entry.targetState);
+      this.launchTask(id, entry.config, config, entry.targetState);
     });
+  }
+
+  /** A connector's transition, launched from the loop; its failure is the connector's FAILED. */
+  private transition(name: string, target: TargetState): Promise<void> {
+    return this.o.worker
+      .setConnectorTargetState(name, target)
+      .catch((e: unknown) =>
+        this.o.logger.error({ err: e }, `Connector ${name} failed to change state`),
+      );
   }
 
   pauseConnector(name: string): Promise<void> {
     return this.serial.run(async () => {
       const entry = this.entry(name);
       if (entry.targetState === 'PAUSED') return;
+      this.o.configs.putTargetState(name, 'PAUSED');
       if (entry.targetState === 'STOPPED') {
         // From STOPPED, PAUSED means: tasks exist again, paused.
-        this.o.configs.putTargetState(name, 'PAUSED');
         await this.stopConnectorAndTasks(name);
-        await this.startConnector(name);
+        this.startConnector(name);
         return;
       }
-      this.o.configs.putTargetState(name, 'PAUSED');
-      await this.o.worker.setConnectorTargetState(name, 'PAUSED');
+      // Tasks pause at once; the connector follows (202, as Kafka answers it).
+      void this.transition(name, 'PAUSED');
     });
   }
 
@@ -281,25 +322,32 @@ export class StandaloneHerder implements Herder {
       this.o.configs.putTargetState(name, 'RUNNING');
       if (wasStopped || !this.o.worker.hasConnector(name)) {
         await this.stopConnectorAndTasks(name);
-        await this.startConnector(name);
+        this.startConnector(name);
         return;
       }
-      await this.o.worker.setConnectorTargetState(name, 'RUNNING');
+      const resumed = this.transition(name, 'RUNNING');
       // A connector that was paused before its first task configs were generated.
-      if (entry.taskConfigs.length === 0) await this.reconfigure(name);
+      if (entry.taskConfigs.length === 0) {
+        void resumed
+          .then(() => this.serial.run(() => this.reconfigure(name)))
+          .catch((e: unknown) => this.o.logger.error({ err: e }, `Reconfiguring ${name} failed`));
+      }
     });
   }
 
+  /** Answers once the connector is STOPPED: bounded, since a stop interrupts a hung start. */
   stopConnector(name: string): Promise<void> {
-    return this.serial.run(async () => {
+    const stopping = this.serial.run(async () => {
       const entry = this.entry(name);
-      if (entry.targetState === 'STOPPED') return;
+      if (entry.targetState === 'STOPPED') return { wait: Promise.resolve() };
       this.o.configs.putTargetState(name, 'STOPPED');
       await this.o.worker.stopTasks(this.o.worker.taskIds(name));
       this.o.status.trimTasks(name, 0);
       this.o.configs.putTaskConfigs(name, []);
-      await this.o.worker.setConnectorTargetState(name, 'STOPPED');
+      // Wrapped: a promise the job returned would be awaited on the loop.
+      return { wait: this.transition(name, 'STOPPED') };
     });
+    return stopping.then(({ wait }) => wait);
   }
 
   async connectorActiveTopics(name: string): Promise<ActiveTopicsInfo> {
@@ -342,11 +390,21 @@ export class StandaloneHerder implements Herder {
       plugins: this.o.plugins,
       offsetStore: this.o.offsetStore,
       admin: () => this.o.worker.adminClient(),
+      cluster: () => this.o.worker.clusterClient(),
     };
   }
 
   async validateConnectorConfig(config: ConnectorConfigMap): Promise<ConfigInfos> {
-    return validateConnectorConfig(this.o.plugins, config);
+    return validateConnectorConfig(this.o.plugins, config, this.validationContext(config.name));
+  }
+
+  /** What a connector's validate hook knows of the others: every stored connector but `name`. */
+  private validationContext(name: string | undefined): ValidationContext {
+    const configs = this.o.configs;
+    return validationContext(
+      name,
+      configs.names().map((other) => [other, configs.get(other)?.config ?? {}] as const),
+    );
   }
 
   plugins(): PluginRegistry {
@@ -363,26 +421,75 @@ export class StandaloneHerder implements Herder {
 
   // ---- running connectors -------------------------------------------------------------
 
-  /** Start a stored connector and its tasks per its target state. */
-  private async startConnector(name: string): Promise<void> {
+  /**
+   * Start a stored connector (on the loop, which it does not hold up): the start runs
+   * off the loop, and once it settled a job of the loop sets up the tasks per the
+   * target state (see the header).
+   */
+  private startConnector(name: string): void {
     if (this.stopped) return;
     const entry = this.entry(name);
-    const ok = await this.o.worker.startConnector(name, entry.config, entry.targetState, () =>
-      this.requestReconfiguration(name),
-    );
+    const { generation, started } = this.launchConnector(name, entry.config, entry.targetState);
     if (entry.targetState === 'STOPPED') {
       this.o.configs.putTaskConfigs(name, []);
       this.o.status.trimTasks(name, 0);
       return;
     }
-    if (ok && entry.targetState === 'RUNNING') {
-      const configs = await this.generateTaskConfigs(name);
-      if (configs !== undefined) {
-        this.o.configs.putTaskConfigs(name, configs);
-        this.o.status.trimTasks(name, configs.length);
-      }
+    // PAUSED: its tasks from the stored configs, paused, whatever its start does.
+    if (entry.targetState === 'PAUSED') {
+      this.startTasks(name);
+      return;
     }
-    await this.startTasks(name);
+    // RUNNING: task configs come from the started connector.
+    void started
+      .then((ok) =>
+        this.serial.run(async () => {
+          const now = this.o.configs.get(name);
+          if (this.stopped || now === undefined || this.starts.get(name) !== generation) return;
+          if (ok && now.targetState === 'RUNNING') {
+            const configs = await this.generateTaskConfigs(name);
+            if (configs !== undefined) {
+              this.o.configs.putTaskConfigs(name, configs);
+              this.o.status.trimTasks(name, configs.length);
+            }
+          }
+          this.startTasks(name);
+        }),
+      )
+      .catch((e: unknown) =>
+        this.o.logger.error({ err: e }, `Starting the tasks of ${name} failed`),
+      );
+  }
+
+  /** worker.startConnector without waiting; `started` settles when the start did. */
+  private launchConnector(
+    name: string,
+    config: ConnectorConfigMap,
+    target: TargetState,
+  ): { generation: number; started: Promise<boolean> } {
+    const generation = ++this.startSeq;
+    this.starts.set(name, generation);
+    const started = this.o.worker
+      .startConnector(name, config, target, () => this.requestReconfiguration(name))
+      .catch((e: unknown) => {
+        this.o.logger.error({ err: e }, `Connector ${name} could not be started`);
+        return false;
+      });
+    return { generation, started };
+  }
+
+  /** worker.startTask without waiting: its state reaches the status store by itself. */
+  private launchTask(
+    id: ConnectorTaskId,
+    connectorConfig: ConnectorConfigMap,
+    taskConfig: ConnectorConfigMap,
+    target: TargetState,
+  ): void {
+    void this.o.worker
+      .startTask(id, connectorConfig, taskConfig, target)
+      .catch((e: unknown) =>
+        this.o.logger.error({ err: e }, `Task ${id.connector}-${id.task} could not be started`),
+      );
   }
 
   private async generateTaskConfigs(name: string): Promise<ConnectorConfigMap[] | undefined> {
@@ -395,15 +502,16 @@ export class StandaloneHerder implements Herder {
     }
   }
 
-  private async startTasks(name: string): Promise<void> {
+  private startTasks(name: string): void {
     const entry = this.entry(name);
     for (const [task, config] of entry.taskConfigs.entries()) {
-      const id: ConnectorTaskId = { connector: name, task };
-      await this.o.worker.startTask(id, entry.config, config, entry.targetState);
+      this.launchTask({ connector: name, task }, entry.config, config, entry.targetState);
     }
   }
 
   private async stopConnectorAndTasks(name: string): Promise<void> {
+    // A start still to be followed up is superseded by this stop.
+    this.starts.set(name, ++this.startSeq);
     await this.o.worker.stopTasks(this.o.worker.taskIds(name));
     await this.o.worker.stopConnector(name);
   }
@@ -428,7 +536,7 @@ export class StandaloneHerder implements Herder {
     await this.o.worker.stopTasks(this.o.worker.taskIds(name));
     this.o.configs.putTaskConfigs(name, configs);
     this.o.status.trimTasks(name, configs.length);
-    await this.startTasks(name);
+    this.startTasks(name);
   }
 }
 

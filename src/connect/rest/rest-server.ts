@@ -10,10 +10,12 @@
  * everything else is mapped by rest-errors.ts.
  *
  * Lifecycle: startRestServer listens and resolves once every listener is bound;
- * close() stops accepting, waits for in-flight requests and resolves when all are
- * closed. Nothing else is left running.
+ * close() stops accepting, closes every connection with no request in flight (see
+ * dropWhenClosing), waits for in-flight requests and resolves when all are closed.
+ * Nothing else is left running.
  */
 import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { parseListener } from '../../config/validators.ts';
@@ -130,6 +132,7 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
 export async function startRestServer(options: RestServerOptions): Promise<RestServer> {
   if (options.listeners.length === 0) throw new Error('no REST listeners configured');
   const apps: FastifyInstance[] = [];
+  const dropIdle: Array<() => void> = [];
   const urls: string[] = [];
   try {
     for (const text of options.listeners) {
@@ -140,6 +143,7 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
       }
       const app = buildRestApp(options);
       apps.push(app);
+      dropIdle.push(dropWhenClosing(app));
       // An empty host listens on every interface, as Kafka Connect's listeners do.
       const host = listener.host === '' ? '0.0.0.0' : listener.host.replace(/^\[|\]$/g, '');
       await app.listen({ host, port: listener.port });
@@ -157,8 +161,45 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
     url: urls[0],
     urls,
     close: async () => {
+      for (const drop of dropIdle) drop();
       await Promise.all(apps.map((a) => a.close()));
     },
+  };
+}
+
+/**
+ * Node's server.close(), which fastify's close() calls, ends the keep-alive
+ * connections that sit between requests, but not a connection that has not sent a
+ * whole request: a browser's speculative preconnect, a client that stalled. Such a
+ * connection held close(), hence the worker's shutdown, until the client gave up or
+ * Node's headersTimeout (60 s) ended it, past the shutdown's 30 s: one open browser
+ * tab could turn SIGINT into a forced exit. It has nothing in flight to wait for, so
+ * the returned function (called when closing) destroys every connection that is not
+ * handling a request, and any that arrives afterwards.
+ */
+function dropWhenClosing(app: FastifyInstance): () => void {
+  const open = new Set<Socket>();
+  const handling = new Set<Socket>();
+  let closing = false;
+  app.server.on('connection', (socket: Socket) => {
+    if (closing) {
+      socket.destroy();
+      return;
+    }
+    open.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      handling.delete(socket);
+    });
+  });
+  app.server.on('request', (request, response) => {
+    const socket = request.socket;
+    handling.add(socket);
+    response.once('close', () => handling.delete(socket));
+  });
+  return () => {
+    closing = true;
+    for (const socket of open) if (!handling.has(socket)) socket.destroy();
   };
 }
 

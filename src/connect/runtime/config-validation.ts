@@ -12,7 +12,8 @@
  * What is checked, in Kafka Connect's order: the common connector keys enriched for
  * this config (connector-config.ts: transforms, predicates, topic creation groups), the
  * connector plugin's own keys, the connector's cross-field `validate` hook (only when
- * every plugin key parsed, as the API promises), then the key, value and header
+ * every plugin key parsed, as the API promises; it is told the cluster's other
+ * connectors, see validationContext), then the key, value and header
  * converters' keys under their prefixes (only for converters the config names, as
  * Kafka Connect does). Keys nobody defines are accepted silently (they reach the
  * connector and the clients) unless their value is null.
@@ -24,6 +25,7 @@
  */
 import type { AnyConfigDef, ConfigType } from '../../config/config-def.ts';
 import { parseValue } from '../../config/config-def.ts';
+import type { ConnectorConfig, ValidationContext } from '../api/connector.ts';
 import type {
   PluginType,
   SinkConnectorManifest,
@@ -78,10 +80,37 @@ export type RawConnectorConfig = Readonly<Record<string, string | null>>;
 
 const NULL_VALUE_ERROR = 'Null value can not be supplied as the configuration value.';
 
+/**
+ * What a connector's `validate` hook learns of the cluster: the name under test (null
+ * when a config is only validated without one) and every other stored connector, by
+ * name. The connector under test is left out by name, so updating a connector with
+ * its own config never conflicts with itself. Herders build it from the config state
+ * they decide the write on. The configs are copies: a plugin cannot change the
+ * herder's state through them.
+ */
+export function validationContext(
+  connectorName: string | null | undefined,
+  connectors: Iterable<readonly [string, ConnectorConfig]>,
+): ValidationContext {
+  const name =
+    connectorName === undefined || connectorName === null || connectorName.trim() === ''
+      ? null
+      : connectorName;
+  const otherConnectors: Array<{ name: string; config: ConnectorConfig }> = [];
+  for (const [other, config] of connectors) {
+    if (other !== name) otherConnectors.push({ name: other, config: Object.freeze({ ...config }) });
+  }
+  // By name, so a plugin that names the first conflicting connector names the same one
+  // whatever order the store keeps them in.
+  otherConnectors.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { connectorName: name, otherConnectors };
+}
+
 /** Validate a connector config; throws HerderError('bad-request') for a missing or unknown class. */
 export function validateConnectorConfig(
   plugins: PluginRegistry,
   raw: RawConnectorConfig,
+  context: ValidationContext,
 ): ConfigInfos {
   const connType = raw['connector.class'];
   if (typeof connType !== 'string') {
@@ -108,7 +137,7 @@ export function validateConnectorConfig(
   for (const def of defs.values()) values.set(def.name, validateKey(def, raw));
   addNullValueErrors(raw, values);
   if (manifest.type === 'sink') checkSinkTopics(raw, values);
-  runConnectorHook(manifest, raw, values);
+  runConnectorHook(manifest, raw, values, context);
 
   const result = assemble(connType, [...defs.values()], values, plugins);
   for (const [key, noun] of [
@@ -258,6 +287,7 @@ function runConnectorHook(
   manifest: SourceConnectorManifest | SinkConnectorManifest,
   raw: RawConnectorConfig,
   values: Map<string, ValidatedValue>,
+  context: ValidationContext,
 ): void {
   const typed: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) typed[k] = v;
@@ -270,7 +300,7 @@ function runConnectorHook(
   if (connector.validate === undefined) return;
   let errors: ReturnType<NonNullable<typeof connector.validate>>;
   try {
-    errors = connector.validate(typed);
+    errors = connector.validate(typed, context);
   } catch (e) {
     errors = [
       {

@@ -9,8 +9,16 @@
  * `partitions` fall back to default's; every other `topic.creation.<group>.<key>` is a
  * topic config (cleanup.policy, retention.ms, ...). -1 means the broker's default.
  *
+ * A task may name topic configs of its own for a topic (SourceTaskContext
+ * .topicCreationOverride, kept by `override`): they are merged over the matched
+ * group's configs when the topic is created, e.g. `cleanup.policy=delete` for a topic
+ * of records without keys in a connector whose topics are compacted by default. They
+ * must come before the topic's first record: what applies is fixed when `ensure` first
+ * looks at the topic.
+ *
  * Each topic is checked once per task (the result is cached); an existing topic is
- * left as it is, as Kafka Connect does.
+ * left as it is, as Kafka Connect does, overrides included. One instance per task,
+ * used from the worker's event loop.
  */
 import type { Admin } from 'kafkajs';
 import { ConnectException } from '../api/errors.ts';
@@ -34,6 +42,7 @@ function whole(pattern: string): RegExp {
 export class TopicCreation {
   private readonly known = new Set<string>();
   private inFlight = new Map<string, Promise<void>>();
+  private readonly overrides = new Map<string, Readonly<Record<string, string>>>();
 
   private constructor(private readonly groups: readonly Group[]) {}
 
@@ -89,6 +98,22 @@ export class TopicCreation {
     return match ?? (this.groups[this.groups.length - 1] as Group);
   }
 
+  /**
+   * The task's topic configs for `topic`, over its group's at creation; a later call
+   * for the same topic replaces the earlier one. False when it comes too late: this
+   * task already checked the topic (created it or found it), so it is not applied.
+   */
+  override(topic: string, configs: Readonly<Record<string, string>>): boolean {
+    if (this.known.has(topic) || this.inFlight.has(topic)) return false;
+    this.overrides.set(topic, { ...configs });
+    return true;
+  }
+
+  /** The topic configs `topic` is created with: its group's, then the task's override. */
+  topicConfigs(topic: string): Record<string, string> {
+    return { ...this.groupFor(topic).configs, ...this.overrides.get(topic) };
+  }
+
   /** Create `topic` if it does not exist yet (once per task). */
   ensure(topic: string, admin: Admin): Promise<void> {
     if (this.known.has(topic)) return Promise.resolve();
@@ -101,9 +126,11 @@ export class TopicCreation {
   }
 
   private async create(topic: string, admin: Admin): Promise<void> {
+    // Fixed before the first await: an override arriving meanwhile is refused, not half-applied.
+    const group = this.groupFor(topic);
+    const configs = this.topicConfigs(topic);
     const existing = await admin.listTopics();
     if (!existing.includes(topic)) {
-      const group = this.groupFor(topic);
       // createTopics answers false when the topic appeared meanwhile: fine either way.
       // It does not wait for leaders: kafkajs polls for them every 100 ms, which held
       // a new connector's first records back by that much, and the producer already
@@ -116,7 +143,7 @@ export class TopicCreation {
             topic,
             numPartitions: group.partitions,
             replicationFactor: group.replicationFactor,
-            configEntries: Object.entries(group.configs).map(([name, value]) => ({ name, value })),
+            configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })),
           },
         ],
       });

@@ -41,7 +41,10 @@
  * the consumer is still a group member), close() of every assigned partition,
  * task.stop(), consumer.stop() (leaving the group). Nothing is called
  * on the task after its stop(). Crash: records after the last commit are delivered
- * again.
+ * again. Stop while task.start has not returned (the worker stops or abandons a task
+ * stuck in start): the consumer (never started), the dead letter queue producer,
+ * transforms and converters are released at once and stop() resolves; the task's own
+ * stop() is called when its start returns, never during it.
  */
 import {
   CommitFailedError,
@@ -66,6 +69,7 @@ import { closeRecordConverters } from './record-converters.ts';
 import { SerialExecutor } from './serial-executor.ts';
 import { errorTrace, taskIdString } from './status-listener.ts';
 import type { TaskRunnerOptions } from './task-runner-options.ts';
+import { TaskTrouble } from './task-trouble.ts';
 
 const NO_HEADERS: readonly Header[] = [];
 
@@ -119,8 +123,14 @@ export class WorkerSinkTask {
   /** Records handed to put, for tests and metrics. */
   recordsPut = 0;
 
+  private readonly trouble: TaskTrouble;
+
   constructor(private readonly o: WorkerSinkTaskOptions) {
     this.paused = o.targetState === 'PAUSED';
+    // Every state this runner reports goes through the task's trouble, so a RUNNING
+    // carries the detail the task reported (task-trouble.ts).
+    this.trouble = new TaskTrouble(o.id, o.status);
+    this.o = { ...o, status: this.trouble.listener };
   }
 
   get id(): ConnectorTaskId {
@@ -159,6 +169,9 @@ export class WorkerSinkTask {
       timeout(ms) {
         self.retryBackoffMs = ms;
       },
+      reportTrouble(detail) {
+        self.trouble.report(detail);
+      },
     };
     if (this.o.operator.toleratesAll) {
       return {
@@ -182,7 +195,13 @@ export class WorkerSinkTask {
   async start(): Promise<void> {
     const { o } = this;
     try {
-      await o.task.start(o.taskConfig, this.context());
+      this.taskStart = Promise.resolve()
+        .then(() => o.task.start(o.taskConfig, this.context()))
+        .finally(() => {
+          this.taskStartSettled = true;
+        });
+      await this.taskStart;
+      // Stopped (or abandoned) while starting: its stop() released everything.
       if (this.stopping) return;
       // The first join takes up to a session timeout when the previous owner of the
       // partitions died. The herder starting this task must not wait that long (it
@@ -196,6 +215,10 @@ export class WorkerSinkTask {
         onFatal: (e) => this.fail(e),
       });
     } catch (e) {
+      if (this.stopping) {
+        o.logger.warn({ err: e }, `${taskIdString(o.id)} failed to start while stopping`);
+        return;
+      }
       this.fail(e);
       return;
     }
@@ -635,6 +658,9 @@ export class WorkerSinkTask {
   }
 
   private closing: Promise<void> | null = null;
+  /** task.start in progress or settled; null until it is called. */
+  private taskStart: Promise<void> | null = null;
+  private taskStartSettled = false;
 
   private close(commit: boolean): Promise<void> {
     this.closing ??= this.doClose(commit);
@@ -645,6 +671,22 @@ export class WorkerSinkTask {
     const { o } = this;
     this.cancelCommitTimer?.();
     this.cancelIdleTimer?.();
+    const start = this.taskStart;
+    if (start === null || !this.taskStartSettled) {
+      // See the header: release ours now, stop the task once its start returns.
+      if (start !== null) {
+        o.logger.warn(
+          `${taskIdString(o.id)} is stopped while its start() has not returned; its clients are closed now and its stop() is called once start() returns`,
+        );
+        this.taskStopped = true;
+        void start
+          .catch(() => undefined)
+          .then(() => o.task.stop())
+          .catch((e: unknown) => o.logger.error({ err: e }, `${taskIdString(o.id)} stop() failed`));
+      }
+      await this.releaseClients();
+      return;
+    }
     // The last commit runs while the consumer is still a group member (a commit after
     // leaving the group is refused). `stopping` makes batches in progress end after
     // their current chunk, and new ones deliver nothing.
@@ -669,12 +711,21 @@ export class WorkerSinkTask {
         o.logger.error({ err: e }, `${taskIdString(o.id)} stop() failed`);
       }
     });
+    await this.releaseClients();
+  }
+
+  private async releaseClients(): Promise<void> {
+    const { o } = this;
     try {
       await o.consumer.stop();
     } catch (e) {
       o.logger.warn({ err: e }, `${taskIdString(o.id)} consumer stop failed`);
     }
-    await o.onClosed?.();
+    try {
+      await o.onClosed?.();
+    } catch (e) {
+      o.logger.warn({ err: e }, `${taskIdString(o.id)} dead letter queue producer close failed`);
+    }
     o.transforms.close();
     closeRecordConverters(o.converters);
   }

@@ -30,13 +30,17 @@
  * the task's stop() is called to end it. Outstanding records are awaited for up to
  * offset.flush.timeout.ms, offsets committed, then task.stop(), then the producer is
  * closed. Nothing is called on the task after its stop() settled.
+ * Stop while task.start has not returned (the worker stops or abandons a task stuck
+ * in start): the producer, transforms and converters are released at once and stop()
+ * resolves; the task's own stop() is called when its start returns, never during it
+ * (calls on a task never overlap), and nothing else is called on it.
  */
 import type { Admin } from 'kafkajs';
 import type { RecordHeader } from '../../protocol/record-batch.ts';
 import type { SourceRecord } from '../api/connect-record.ts';
 import { errorKind } from '../api/errors.ts';
 import type { OffsetStorageReader } from '../api/offset-storage-reader.ts';
-import type { RecordMetadata, SourceTask } from '../api/source-task.ts';
+import type { RecordMetadata, SourceTask, SourceTaskContext } from '../api/source-task.ts';
 import { skipped } from '../errors/retry-with-tolerance-operator.ts';
 import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
 import type { OffsetStorageWriter } from './offset-storage-writer.ts';
@@ -45,6 +49,7 @@ import type { ProducedRecord, SourceProducer } from './source-producer.ts';
 import { errorTrace, taskIdString } from './status-listener.ts';
 import { type SubmittedRecord, SubmittedRecords } from './submitted-records.ts';
 import type { TaskRunnerOptions } from './task-runner-options.ts';
+import { TaskTrouble } from './task-trouble.ts';
 import type { TopicCreation } from './topic-creation.ts';
 
 const NO_HEADERS: readonly RecordHeader[] = [];
@@ -94,9 +99,34 @@ export class WorkerSourceTask {
   /** Records sent and acknowledged, for tests and metrics. */
   recordsAcknowledged = 0;
 
+  private readonly trouble: TaskTrouble;
+
   constructor(private readonly o: WorkerSourceTaskOptions) {
     this.submitted = new SubmittedRecords(o.id.connector);
     this.paused = o.targetState === 'PAUSED';
+    // Every state this runner reports goes through the task's trouble, so a RUNNING
+    // carries the detail the task reported (task-trouble.ts).
+    this.trouble = new TaskTrouble(o.id, o.status);
+    this.o = { ...o, status: this.trouble.listener };
+  }
+
+  /** What the task sees of the runtime (source-task.ts). */
+  private context(): SourceTaskContext {
+    const { o } = this;
+    return {
+      connectorName: o.id.connector,
+      taskId: o.id.task,
+      offsetStorageReader: o.offsetReader,
+      clock: o.clock,
+      reportTrouble: (detail) => this.trouble.report(detail),
+      topicCreationOverride: (topic, configs) => {
+        // Without topic creation the runtime creates no topic to apply it to.
+        if (o.topicCreation === null || o.topicCreation.override(topic, configs)) return;
+        o.logger.warn(
+          `${taskIdString(o.id)} topic configs for ${topic} came after its first record; the topic is left as it is`,
+        );
+      },
+    };
   }
 
   get id(): ConnectorTaskId {
@@ -108,17 +138,25 @@ export class WorkerSourceTask {
     const { o } = this;
     try {
       await o.producer.connect();
-      await o.task.start(o.taskConfig, {
-        connectorName: o.id.connector,
-        taskId: o.id.task,
-        offsetStorageReader: o.offsetReader,
-        clock: o.clock,
-      });
+      // Stopped while connecting: close() released the producer; the task never starts.
+      if (this.stopping) return;
+      this.taskStart = Promise.resolve()
+        .then(() => o.task.start(o.taskConfig, this.context()))
+        .finally(() => {
+          this.taskStartSettled = true;
+        });
+      await this.taskStart;
     } catch (e) {
+      if (this.stopping) {
+        o.logger.warn({ err: e }, `${taskIdString(o.id)} failed to start while stopping`);
+        return;
+      }
       this.fail(e);
       await this.close();
       return;
     }
+    // Stopped (or abandoned) while starting: its stop() released everything.
+    if (this.stopping) return;
     o.status.taskState(o.id, this.paused ? 'PAUSED' : 'RUNNING');
     this.scheduleCommit();
     this.loop = this.run();
@@ -463,12 +501,28 @@ export class WorkerSourceTask {
   }
 
   private closed = false;
+  /** task.start in progress or settled; null until it is called. */
+  private taskStart: Promise<void> | null = null;
+  private taskStartSettled = false;
 
   private async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.cancelCommitTimer?.();
+    if (this.taskStart !== null && !this.taskStartSettled) {
+      // See the header: release ours now, stop the task once its start returns.
+      this.o.logger.warn(
+        `${taskIdString(this.o.id)} is stopped while its start() has not returned; its clients are closed now and its stop() is called once start() returns`,
+      );
+      await this.releaseClients();
+      void this.stopTask();
+      return;
+    }
     await this.stopTask();
+    await this.releaseClients();
+  }
+
+  private async releaseClients(): Promise<void> {
     try {
       await this.o.producer.disconnect();
     } catch (e) {
@@ -478,9 +532,11 @@ export class WorkerSourceTask {
     closeRecordConverters(this.o.converters);
   }
 
+  /** task.stop(), once, after its start settled; not at all if start was never called. */
   private async stopTask(): Promise<void> {
-    if (this.taskStopped) return;
+    if (this.taskStopped || this.taskStart === null) return;
     this.taskStopped = true;
+    await this.taskStart.catch(() => undefined);
     try {
       await this.o.task.stop();
     } catch (e) {

@@ -8,7 +8,21 @@
  * Calls come from the herder (one at a time per connector, any order across
  * connectors). `stop()` stops every task (each given task.shutdown.graceful.timeout.ms,
  * in parallel; a task that overruns is abandoned and logged) and then every connector,
- * and closes the worker's admin client: nothing is left running afterwards.
+ * and closes the worker's admin client: nothing is left running afterwards but plugin
+ * calls that never returned (abandoned and logged, their instances' clients closed).
+ *
+ * Deadlines (plugin-deadlines.ts), so one plugin never stops the worker:
+ *   - startTask registers the task at once (so a stop or a restart may follow at any
+ *     moment) and resolves when it is RUNNING/PAUSED, FAILED, stopped, or past
+ *     task.start.timeout.ms. A herder need not await it; past the deadline the task is
+ *     FAILED ("did not start within N ms") and taken out of this worker, and its
+ *     instance abandoned: its reports are dropped (StatusGate), the clients the runner
+ *     opened are closed now, and the task's stop() is called if its start ever
+ *     returns. A restart makes a fresh instance.
+ *   - startConnector resolves within connector.start.timeout.ms (worker-connector.ts).
+ *   - stops wait at most task.shutdown.graceful.timeout.ms, then abandon with a log line.
+ *   - deleteConnector calls the connector's `deleted(config)` hook (step 5 of
+ *     connector.ts) after its tasks and the connector stopped; errors are logged.
  */
 import { type Admin, type Kafka, Partitioners } from 'kafkajs';
 import { ClusterClient } from '../../protocol/client/cluster-client.ts';
@@ -36,10 +50,11 @@ import {
 } from './kafka-clients.ts';
 import { OffsetStorageWriter } from './offset-storage-writer.ts';
 import { listValue } from './plugin-config.ts';
+import { StatusGate, settlesWithin } from './plugin-deadlines.ts';
 import type { PluginRegistry } from './plugins.ts';
 import { createRecordConverters } from './record-converters.ts';
 import { KafkaSourceProducer } from './source-producer.ts';
-import { type StatusListener, taskIdString } from './status-listener.ts';
+import { errorTrace, type StatusListener, taskIdString } from './status-listener.ts';
 import { TopicCreation } from './topic-creation.ts';
 import { TransformationChain } from './transformation-chain.ts';
 import { WorkerConnector } from './worker-connector.ts';
@@ -62,6 +77,39 @@ export interface WorkerOptions {
 
 type RunningTask = WorkerSourceTask | WorkerSinkTask;
 
+/** The deadlines' defaults when the config lacks the keys (worker-config.ts says why). */
+const DEFAULT_START_TIMEOUT_MS = 60_000;
+const DEFAULT_STOP_TIMEOUT_MS = 5000;
+
+/**
+ * A task of this worker from startTask until it is stopped or abandoned: its runner
+ * once built, the target state it should have, and the gate its reports go through.
+ */
+class TaskSlot {
+  runner: RunningTask | null = null;
+  private ended = false;
+  private endNow!: () => void;
+  /** Resolves once stopTasks took the task out or its start was abandoned. */
+  readonly whenEnded = new Promise<void>((resolve) => {
+    this.endNow = resolve;
+  });
+
+  constructor(
+    readonly id: ConnectorTaskId,
+    public target: TargetState,
+    readonly gate: StatusGate,
+  ) {}
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  end(): void {
+    this.ended = true;
+    this.endNow();
+  }
+}
+
 export class Worker {
   /** `host:port` of the worker's REST API; set again once a port-0 listener is bound. */
   workerId: string;
@@ -70,8 +118,9 @@ export class Worker {
   private readonly timers: Timers;
   private readonly logger: Logger;
   private admin: Admin | null = null;
+  private cluster: ClusterClient | null = null;
   private readonly connectors = new Map<string, WorkerConnector>();
-  private readonly tasks = new Map<string, RunningTask>();
+  private readonly tasks = new Map<string, TaskSlot>();
 
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId;
@@ -91,6 +140,19 @@ export class Worker {
   adminClient(): Admin {
     if (this.admin === null) throw new Error('Worker.adminClient() before start()');
     return this.admin;
+  }
+
+  /**
+   * A client on this project's protocol codec, for group requests kafkajs's admin
+   * lacks (committing a sink's offsets without joining its group); made on first use.
+   */
+  clusterClient(): ClusterClient {
+    if (this.admin === null) throw new Error('Worker.clusterClient() before start()');
+    this.cluster ??= new ClusterClient(this.o.config['bootstrap.servers'] as string[], {
+      clientId: `${(this.o.config['client.id'] as string | undefined) || 'connect-worker'}-admin`,
+      requestTimeoutMs: (this.o.config['request.timeout.ms'] as number | undefined) ?? 40_000,
+    });
+    return this.cluster;
   }
 
   private manifest(config: ConnectorConfig): SourceConnectorManifest | SinkConnectorManifest {
@@ -129,7 +191,18 @@ export class Worker {
       this.o.status.connectorState(name, 'FAILED', String((e as Error).message));
       return false;
     }
-    const wc = new WorkerConnector({
+    const wc = this.newWorkerConnector(name, manifest, config, onReconfigure);
+    this.connectors.set(name, wc);
+    return wc.transitionTo(target);
+  }
+
+  private newWorkerConnector(
+    name: string,
+    manifest: SourceConnectorManifest | SinkConnectorManifest,
+    config: ConnectorConfig,
+    onReconfigure: () => void,
+  ): WorkerConnector {
+    return new WorkerConnector({
       name,
       type: manifest.type,
       connector: manifest.createConnector(),
@@ -138,9 +211,19 @@ export class Worker {
       status: this.o.status,
       logger: this.logger,
       onReconfigure,
+      timers: this.timers,
+      startTimeoutMs: this.timeoutMs('connector.start.timeout.ms', DEFAULT_START_TIMEOUT_MS),
+      stopTimeoutMs: this.stopTimeoutMs,
     });
-    this.connectors.set(name, wc);
-    return wc.transitionTo(target);
+  }
+
+  private timeoutMs(key: string, fallback: number): number {
+    return (this.o.config[key] as number | undefined) ?? fallback;
+  }
+
+  /** task.shutdown.graceful.timeout.ms: every stop, and connectors' deleted(). */
+  private get stopTimeoutMs(): number {
+    return this.timeoutMs('task.shutdown.graceful.timeout.ms', DEFAULT_STOP_TIMEOUT_MS);
   }
 
   isConnectorRunning(name: string): boolean {
@@ -161,17 +244,58 @@ export class Worker {
     return wc.taskConfigs(maxTasks, enforce);
   }
 
+  /**
+   * Tasks take the target at once; the connector's transition may wait behind its start
+   * (at most connector.start.timeout.ms), which the returned promise includes.
+   */
   async setConnectorTargetState(name: string, target: TargetState): Promise<void> {
+    for (const slot of this.tasks.values()) {
+      if (slot.id.connector !== name) continue;
+      // A task still being built takes it once it has started (runTask).
+      slot.target = target;
+      slot.runner?.setTargetState(target);
+    }
     await this.connectors.get(name)?.transitionTo(target);
-    for (const task of this.tasks.values())
-      if (task.id.connector === name) task.setTargetState(target);
   }
 
+  /** Stop the connector instance; never waits behind a hung start (worker-connector.ts). */
   async stopConnector(name: string): Promise<void> {
     const wc = this.connectors.get(name);
     if (wc === undefined) return;
     this.connectors.delete(name);
     await wc.stop();
+  }
+
+  /**
+   * The connector was deleted (not stopped, paused or moved): stop this worker's tasks
+   * of it and the connector, then call its `deleted(config)` hook, step 5 of
+   * connector.ts, under task.shutdown.graceful.timeout.ms. A connector that is STOPPED
+   * or FAILED gets it too; when this worker holds no usable instance (none, or one
+   * with a call still hung) a fresh one is made from the manifest for the call.
+   * `config` defaults to the config of the instance this worker runs; without either
+   * there is nothing to call. Never rejects: errors are logged, the delete goes on.
+   */
+  async deleteConnector(name: string, config?: ConnectorConfig): Promise<void> {
+    await this.stopTasks(this.taskIds(name));
+    const wc = this.connectors.get(name);
+    await this.stopConnector(name);
+    const deletedConfig = config ?? wc?.config;
+    if (deletedConfig === undefined) return;
+    let target = wc;
+    if (target === undefined || target.hasCallInFlight) {
+      let manifest: SourceConnectorManifest | SinkConnectorManifest;
+      try {
+        manifest = this.manifest(deletedConfig);
+      } catch (e) {
+        this.logger.error(
+          { err: e, connector: name },
+          `Connector ${name} is deleted without its deleted() hook: its plugin is not installed`,
+        );
+        return;
+      }
+      target = this.newWorkerConnector(name, manifest, deletedConfig, () => {});
+    }
+    await target.deleted();
   }
 
   taskIds(connector?: string): ConnectorTaskId[] {
@@ -180,8 +304,12 @@ export class Worker {
       .filter((id) => connector === undefined || id.connector === connector);
   }
 
-  /** Start one task; false when it failed to start (state FAILED). */
-  async startTask(
+  /**
+   * Start one task; resolves true once it is RUNNING (or PAUSED), false when it failed,
+   * was stopped while starting, or passed task.start.timeout.ms (see the header). The
+   * task is this worker's from the call on: stopTasks may end it at any moment.
+   */
+  startTask(
     id: ConnectorTaskId,
     connectorConfig: ConnectorConfig,
     taskConfig: TaskConfig,
@@ -189,48 +317,92 @@ export class Worker {
   ): Promise<boolean> {
     const key = taskIdString(id);
     if (this.tasks.has(key))
-      throw new ConnectException(`Task ${key} already running on this worker`);
-    let task: RunningTask;
+      return Promise.reject(new ConnectException(`Task ${key} already running on this worker`));
+    const slot = new TaskSlot(id, target, new StatusGate(this.o.status));
+    this.tasks.set(key, slot);
+    const startMs = this.timeoutMs('task.start.timeout.ms', DEFAULT_START_TIMEOUT_MS);
+    const cancelDeadline = this.timers.schedule(startMs, () => this.abandonStart(slot, startMs));
+    return this.runTask(slot, connectorConfig, taskConfig, target).finally(cancelDeadline);
+  }
+
+  private async runTask(
+    slot: TaskSlot,
+    connectorConfig: ConnectorConfig,
+    taskConfig: TaskConfig,
+    target: TargetState,
+  ): Promise<boolean> {
+    const key = taskIdString(slot.id);
+    let runner: RunningTask;
     try {
-      task = await this.buildTask(id, connectorConfig, taskConfig, target);
+      runner = await this.buildTask(slot.id, connectorConfig, taskConfig, target, slot.gate);
     } catch (e) {
       this.logger.error({ err: e }, `Failed to create task ${key}`);
-      this.o.status.taskState(id, 'FAILED', (e as Error).stack ?? String(e));
+      slot.gate.taskState(slot.id, 'FAILED', (e as Error).stack ?? String(e));
+      // Nothing runs: the task is not this worker's any more (as before it was built).
+      if (this.tasks.get(key) === slot) this.tasks.delete(key);
+      slot.end();
+      slot.gate.close();
       return false;
     }
-    this.tasks.set(key, task);
-    await task.start();
-    return !task.isFailed;
+    slot.runner = runner;
+    if (slot.isEnded) {
+      // Stopped or abandoned while it was being built: release what it opened.
+      void this.stopRunner(key, runner).finally(() => slot.gate.close());
+      return false;
+    }
+    await Promise.race([runner.start(), slot.whenEnded]);
+    if (slot.isEnded) return false;
+    if (slot.target !== target) runner.setTargetState(slot.target);
+    return !runner.isFailed;
+  }
+
+  /** The task did not start within its deadline: FAILED, out of this worker, abandoned. */
+  private abandonStart(slot: TaskSlot, startMs: number): void {
+    if (slot.isEnded) return;
+    const key = taskIdString(slot.id);
+    slot.end();
+    if (this.tasks.get(key) === slot) this.tasks.delete(key);
+    const error = new ConnectException(
+      `Task ${key} did not start within ${startMs} ms (task.start.timeout.ms); its start was abandoned`,
+    );
+    this.logger.error({ err: error }, error.message);
+    slot.gate.taskState(slot.id, 'FAILED', errorTrace(error));
+    slot.gate.close();
+    // Its clients close now; the task's stop() follows its start if that ever returns.
+    if (slot.runner !== null) void this.stopRunner(key, slot.runner);
+  }
+
+  /** runner.stop() within task.shutdown.graceful.timeout.ms; never rejects. */
+  private async stopRunner(key: string, runner: RunningTask): Promise<void> {
+    const timeoutMs = this.stopTimeoutMs;
+    const stopping = runner.stop().catch((e: unknown) => {
+      this.logger.error({ err: e }, `Task ${key} failed to stop`);
+    });
+    if (!(await settlesWithin(stopping, timeoutMs, this.timers))) {
+      this.logger.error(
+        `Graceful stop of task ${key} failed: it did not stop within ${timeoutMs} ms (task.shutdown.graceful.timeout.ms); abandoned it`,
+      );
+    }
   }
 
   /** Stop tasks and wait for them (each up to task.shutdown.graceful.timeout.ms). */
   async stopTasks(ids: readonly ConnectorTaskId[]): Promise<void> {
-    const timeoutMs =
-      (this.o.config['task.shutdown.graceful.timeout.ms'] as number | undefined) ?? 5000;
     await Promise.all(
       ids.map(async (id) => {
         const key = taskIdString(id);
-        const task = this.tasks.get(key);
-        if (task === undefined) return;
+        const slot = this.tasks.get(key);
+        if (slot === undefined) return;
         this.tasks.delete(key);
-        const stopped = await new Promise<boolean>((resolve) => {
-          const cancel = this.timers.schedule(timeoutMs, () => resolve(false));
-          task.stop().then(
-            () => {
-              cancel();
-              resolve(true);
-            },
-            (e: unknown) => {
-              cancel();
-              this.logger.error({ err: e }, `Task ${key} failed to stop`);
-              resolve(true);
-            },
-          );
-        });
-        if (!stopped)
-          this.logger.error(
-            `Graceful stop of task ${key} failed: it did not stop within ${timeoutMs} ms`,
-          );
+        slot.end();
+        if (slot.runner === null) {
+          // Still being built: runTask releases it once built.
+          slot.gate.taskState(id, 'UNASSIGNED');
+        } else {
+          await this.stopRunner(key, slot.runner);
+        }
+        // Whatever the instance does from now on (an abandoned stop that settles late)
+        // must not overwrite the state of the next one.
+        slot.gate.close();
       }),
     );
   }
@@ -241,6 +413,8 @@ export class Worker {
     await Promise.all([...this.connectors.keys()].map((name) => this.stopConnector(name)));
     await this.admin?.disconnect();
     this.admin = null;
+    this.cluster?.close();
+    this.cluster = null;
   }
 
   private operator(id: ConnectorTaskId, config: ConnectorConfig, extra: ErrorReporter[]) {
@@ -260,6 +434,7 @@ export class Worker {
     connectorConfig: ConnectorConfig,
     taskConfig: TaskConfig,
     target: TargetState,
+    status: StatusListener,
   ): Promise<RunningTask> {
     const manifest = this.manifest(connectorConfig);
     const worker = this.o.config;
@@ -272,7 +447,7 @@ export class Worker {
       targetState: target,
       converters,
       transforms,
-      status: this.o.status,
+      status,
       clock: this.clock,
       timers: this.timers,
       logger: this.logger,

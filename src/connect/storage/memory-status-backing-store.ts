@@ -2,6 +2,11 @@
  * Connector and task states kept in memory (standalone mode: states are rebuilt when
  * the worker restarts its connectors). Fed by the worker as a StatusListener; read by
  * the herder for REST status answers, stamped with this worker's id.
+ *
+ * A state keeps the trace it was reported with, whatever the state, as the status
+ * topic does: FAILED carries the error, RUNNING may carry what holds a task up
+ * (reportTrouble, see task-trouble.ts). No trace (or an empty one) is left out of the
+ * answer, as Kafka Connect's REST API leaves it out.
  */
 import type {
   ConnectorState,
@@ -22,7 +27,7 @@ export class MemoryStatusBackingStore implements StatusListener {
     this.connectors.set(connector, {
       state,
       worker_id: this.workerId,
-      ...(trace !== undefined && state === 'FAILED' ? { trace } : {}),
+      ...traced(trace),
     });
   }
 
@@ -36,7 +41,7 @@ export class MemoryStatusBackingStore implements StatusListener {
       id: id.task,
       state,
       worker_id: this.workerId,
-      ...(trace !== undefined && state === 'FAILED' ? { trace } : {}),
+      ...traced(trace),
     });
   }
 
@@ -63,4 +68,8 @@ export class MemoryStatusBackingStore implements StatusListener {
   connectorTasks(name: string): TaskState[] {
     return [...(this.tasks.get(name)?.values() ?? [])].sort((a, b) => a.id - b.id);
   }
+}
+
+function traced(trace: string | undefined): { trace?: string } {
+  return trace === undefined || trace === '' ? {} : { trace };
 }

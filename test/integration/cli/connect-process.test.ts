@@ -3,13 +3,46 @@
  * user or a container runs it: exit codes, messages on stderr, environment variables
  * from the real process environment, and the shutdown path under real signals.
  */
+import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runConnect, useProcess } from '../../helpers/processes.ts';
 import { useTmpDir } from '../../helpers/tmp-dir.ts';
 
 const shutdownChild = fileURLToPath(new URL('./fixtures/shutdown-child.ts', import.meta.url));
+
+/** A `connect worker` with its embedded broker, on free ports; resolves with its REST URL once idle. */
+async function idleWorker() {
+  const child = useProcess(
+    process.execPath,
+    [
+      'bin/connect.js',
+      'worker',
+      'config/worker.properties',
+      '-o',
+      'broker.port=0',
+      '-o',
+      `broker.data.dir=${useTmpDir()}`,
+      '-o',
+      'listeners=http://127.0.0.1:0',
+    ],
+    { env: { LOG_LEVEL: 'info' } },
+  );
+  const ready = await child.waitForLine(/^worker .* running .*REST API on (http:\/\/\S+)/);
+  // Idle: joined its group (the embedded broker holds the first join a few seconds)
+  // with nothing to run.
+  await child.waitForLine('assignment applied');
+  return { child, url: new URL(/REST API on (http:\/\/\S+)/.exec(ready)![1]!) };
+}
+
+/** What src/cli.ts and the shutdown path print when something outlives a shutdown. */
+function expectCleanExit(output: string[]): void {
+  const text = output.join('\n');
+  expect(text).not.toContain('leaked handle');
+  expect(text).not.toContain('shutdown did not finish');
+  expect(text).toContain('"component":"embedded broker","msg":"stopped"');
+}
 
 describe('connect command (child process)', () => {
   it('exits 2 with one line per bad key naming the key, the value, the expectation and the variable it came from', async () => {
@@ -53,6 +86,33 @@ describe('connect command (child process)', () => {
     expect(root.version).toBeTruthy();
     child.signal('SIGTERM');
     expect(await child.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('an idle worker stops on SIGINT and exits 0 by itself: nothing it started outlives its shutdown', async () => {
+    const { child, url } = await idleWorker();
+    expect(await (await fetch(new URL('/connectors', url))).json()).toEqual([]);
+    child.signal('SIGINT');
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    expectCleanExit(child.output());
+  });
+
+  it('SIGINT is not held up by REST connections that have not sent a whole request (a browser preconnect, a stalled client)', async () => {
+    const { child, url } = await idleWorker();
+    const open = (first?: string) =>
+      new Promise<Socket>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => {
+          if (first !== undefined) socket.write(first);
+          resolve(socket);
+        });
+        socket.on('error', reject);
+      });
+    const sockets = [await open(), await open('GET /connectors HTTP/1.1\r\nHost: x\r\n')];
+    onTestFinished(() => {
+      for (const s of sockets) s.destroy();
+    });
+    child.signal('SIGINT');
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    expectCleanExit(child.output());
   });
 
   it('broker --help lists the broker keys and the BROKER_ environment prefix', async () => {

@@ -30,6 +30,7 @@ import {
 import {
   type ConfigInfos,
   validateConnectorConfig,
+  validationContext,
 } from '../../../../src/connect/runtime/config-validation.ts';
 import type { PluginRegistry } from '../../../../src/connect/runtime/plugins.ts';
 
@@ -100,8 +101,16 @@ export class InMemoryHerder implements Herder {
     };
   }
 
-  private validated(config: ConnectorConfigMap): ConfigInfos {
-    const infos = validateConnectorConfig(this.registry, config);
+  /** What the real herders give a connector's validate hook: the other connectors. */
+  private context(name: string | undefined) {
+    return validationContext(
+      name,
+      [...this.entries].map(([other, e]) => [other, e.config] as const),
+    );
+  }
+
+  private validated(name: string, config: ConnectorConfigMap): ConfigInfos {
+    const infos = validateConnectorConfig(this.registry, config, this.context(name));
     if (infos.error_count > 0) {
       throw new HerderError('invalid-config', 'Connector configuration is invalid', {
         configInfos: infos,
@@ -111,7 +120,7 @@ export class InMemoryHerder implements Herder {
   }
 
   private write(name: string, config: ConnectorConfigMap, initial?: TargetState): boolean {
-    this.validated(config);
+    this.validated(name, config);
     const type =
       this.registry.findOfType(config['connector.class'], 'source', 'sink')?.type ?? 'unknown';
     const existing = this.entries.get(name);
@@ -338,7 +347,9 @@ export class InMemoryHerder implements Herder {
   }
 
   validateConnectorConfig(config: ConnectorConfigMap): Promise<ConfigInfos> {
-    return this.call(() => validateConnectorConfig(this.registry, config));
+    return this.call(() =>
+      validateConnectorConfig(this.registry, config, this.context(config.name)),
+    );
   }
 
   plugins(): PluginRegistry {
