@@ -4,12 +4,18 @@
  *
  * Its topics (`<topic.prefix>.<schema>.<table>`) must be compacted so a delete's
  * tombstone removes the key; the runtime creates them before first use (see
- * TOPIC_CREATION_DEFAULTS).
+ * TOPIC_CREATION_DEFAULTS). The topic of a table without a key is the exception: its
+ * records have null keys, so the task asks for it to be created with
+ * cleanup.policy=delete (src/keyless-tables.ts).
  */
 import { definePlugins } from '../../src/connect/api/index.ts';
 import { postgresCdcConfigDefs } from './src/connector-config.ts';
 import { CONNECTOR_VERSION } from './src/event-builder.ts';
-import { PostgresCdcSourceConnector } from './src/postgres-cdc-connector.ts';
+import {
+  CONNECTOR_ALIASES,
+  CONNECTOR_CLASS,
+  PostgresCdcSourceConnector,
+} from './src/postgres-cdc-connector.ts';
 import { PostgresCdcSourceTask } from './src/postgres-cdc-task.ts';
 
 /**
@@ -24,8 +30,8 @@ export const TOPIC_CREATION_DEFAULTS = {
 
 export default definePlugins({
   type: 'source',
-  className: 'connect.postgres.PostgresCdcSourceConnector',
-  aliases: ['io.debezium.connector.postgresql.PostgresConnector', 'PostgresConnector'],
+  className: CONNECTOR_CLASS,
+  aliases: [...CONNECTOR_ALIASES],
   version: CONNECTOR_VERSION,
   doc: 'Streams row changes of Postgres tables (pgoutput) as Debezium change events',
   configDefs: postgresCdcConfigDefs,

@@ -59,6 +59,11 @@ export interface ChangeEventSourceOptions {
   emit(records: SourceRecord[]): void;
   onCommit(tx: CompletedTransaction): void;
   onError(error: unknown): void;
+  /**
+   * Sees each table schema a Relation message makes, before any record of that table
+   * is emitted (the task marks the topics of tables without a key here).
+   */
+  onTable?(table: TableSchema): void;
   /** Resume point: skip changes of transaction `commitLsn` at or before `lsnProc`. */
   resumeAfter?: { commitLsn: Lsn; lsnProc: Lsn } | null;
 }
@@ -140,20 +145,19 @@ export class ChangeEventSource {
     }
     for (const c of m.columns) await this.o.registry.resolve(c.typeOid);
     const catalog = await readCatalogColumns(this.o.catalog, m.relationOid);
-    this.tables.set(
-      m.relationOid,
-      buildTableSchema({
-        topicPrefix: this.o.topicPrefix,
-        id,
-        relationOid: m.relationOid,
-        replicaIdentity: m.replicaIdentity,
-        columns: m.columns,
-        catalog,
-        registry: this.o.registry,
-        modes: this.o.modes,
-        filter: this.o.filter,
-      }),
-    );
+    const table = buildTableSchema({
+      topicPrefix: this.o.topicPrefix,
+      id,
+      relationOid: m.relationOid,
+      replicaIdentity: m.replicaIdentity,
+      columns: m.columns,
+      catalog,
+      registry: this.o.registry,
+      modes: this.o.modes,
+      filter: this.o.filter,
+    });
+    this.o.onTable?.(table);
+    this.tables.set(m.relationOid, table);
   }
 
   private handle(m: PgoutputMessage, lsn: Lsn): void {

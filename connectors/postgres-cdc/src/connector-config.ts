@@ -2,7 +2,7 @@
  * The connector's configuration, with Debezium's Postgres connector keys and defaults
  * so existing Debezium configs run unchanged. `postgresCdcConfigDefs` goes into the
  * plugin manifest (per-key parsing and /config/validate); `validateCombinations` is the
- * connector's cross-field check (the manifest's `validate`); `readConfig` turns parsed
+ * connector's cross-field check (the manifest's `validate`); `readSettings` turns parsed
  * values into the typed settings the task uses.
  */
 import {
@@ -120,6 +120,45 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     type: 'boolean',
     default: false,
     doc: 'Drop the slot when the connector stops (tests and demos only: changes made while stopped are lost).',
+    group: 'Replication',
+  }),
+  define({
+    name: 'slot.drop.on.delete',
+    type: 'boolean',
+    default: false,
+    doc:
+      'Drop the slot (once it is inactive) and, unless publication.autocreate.mode=disabled, the ' +
+      'publication when the connector is deleted. When false they remain, and the slot keeps WAL ' +
+      'on the server until it is dropped: the deletion is logged at WARN with the SQL to drop them.',
+    group: 'Replication',
+  }),
+  define({
+    name: 'slot.max.retries',
+    type: 'int',
+    default: 6,
+    validator: atLeast(0),
+    doc:
+      'If connecting to the replication slot fails because another process holds it (the slot is ' +
+      'active), how many more consecutive attempts are made before the task fails (Debezium: 6).',
+    group: 'Replication',
+  }),
+  define({
+    name: 'slot.retry.delay.ms',
+    type: 'long',
+    default: 10000,
+    validator: atLeast(0),
+    doc: 'Milliseconds between attempts to connect to a replication slot another process holds (Debezium: 10000).',
+    group: 'Replication',
+  }),
+  define({
+    name: 'errors.max.retries',
+    type: 'int',
+    default: -1,
+    validator: atLeast(-1),
+    doc:
+      'How many consecutive retriable errors (a lost or refused connection) the task retries before ' +
+      'it fails: -1 no limit, 0 fail at the first one, n > 0 fail after n retries. The count starts ' +
+      'again once the task streams (Debezium: -1).',
     group: 'Replication',
   }),
   define({
@@ -322,6 +361,11 @@ export interface PostgresCdcSettings {
   filters: FilterLists;
   slotName: string;
   slotDropOnStop: boolean;
+  slotDropOnDelete: boolean;
+  slotMaxRetries: number;
+  slotRetryDelayMs: number;
+  /** errors.max.retries: -1 for no limit. */
+  errorsMaxRetries: number;
   publicationName: string;
   publicationMode: PublicationMode;
   snapshotMode: SnapshotMode;
@@ -337,6 +381,11 @@ export interface PostgresCdcSettings {
   maxQueueSize: number;
   pollIntervalMs: number;
   statusUpdateIntervalMs: number;
+  /**
+   * The `topic.creation.*` keys as the user wrote them (not the plugin's defaults):
+   * where they ask for compaction, a table without a key cannot be captured.
+   */
+  topicCreation: Readonly<Record<string, string>>;
 }
 
 /** Typed settings from values parsed by postgresCdcConfigDefs. */
@@ -364,6 +413,10 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     },
     slotName: s('slot.name'),
     slotDropOnStop: v['slot.drop.on.stop'] as boolean,
+    slotDropOnDelete: v['slot.drop.on.delete'] as boolean,
+    slotMaxRetries: n('slot.max.retries'),
+    slotRetryDelayMs: n('slot.retry.delay.ms'),
+    errorsMaxRetries: n('errors.max.retries'),
     publicationName: s('publication.name'),
     publicationMode: s('publication.autocreate.mode') as PublicationMode,
     snapshotMode: s('snapshot.mode') as SnapshotMode,
@@ -379,5 +432,11 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     maxQueueSize: (v['max.queue.size'] as number | null) ?? 4 * n('max.batch.size'),
     pollIntervalMs: n('poll.interval.ms'),
     statusUpdateIntervalMs: n('status.update.interval.ms'),
+    topicCreation: Object.fromEntries(
+      Object.entries(v).filter(
+        (e): e is [string, string] =>
+          e[0].startsWith('topic.creation.') && typeof e[1] === 'string',
+      ),
+    ),
   };
 }

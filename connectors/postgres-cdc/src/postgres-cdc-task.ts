@@ -3,9 +3,14 @@
  *
  * Lifecycle (see source-task.ts for the runtime's side of the contract):
  *   start   check the database (startup-check.ts), make the publication match the
- *           config, read the stored offset and the slot, and pick a start plan
- *           (start-plan.ts). A snapshot runs in the background: its chunks go into the
- *           queue as room allows, then streaming starts at the slot's consistent point.
+ *           config, mark the topics of tables without a key cleanup.policy=delete
+ *           (keyless-tables.ts), read the stored offset and the slot, and pick a start
+ *           plan (start-plan.ts: which decides too whether an existing slot is this
+ *           connector's to replace). For a snapshot the slot is made here, exporting
+ *           the snapshot; when another process still holds this connector's old slot,
+ *           the background first waits for it within slot.max.retries. The snapshot
+ *           runs in the background: its chunks go into the queue as room allows, then
+ *           streaming starts at the new slot's consistent point.
  *   poll    drains the queue (at most max.batch.size records), waiting up to
  *           poll.interval.ms when it is empty; returns at once after stop(). Throws
  *           the first fatal error found in the background.
@@ -15,15 +20,21 @@
  *           (commit-tracker.ts). Nothing else moves the slot, except idle keepalives
  *           while nothing at all is unconfirmed (replication-stream.ts).
  *   stop    ends the snapshot, the stream, the heartbeat timer and every connection;
- *           drops the slot when slot.drop.on.stop.
+ *           drops the slot (waiting a bounded time for it to be released) when
+ *           slot.drop.on.stop, or when this task made it for a first snapshot and handed
+ *           nothing on from it, so no offset will ever show it is this connector's.
  *
  * Offsets: source partition { server: topic.prefix }; offsets as written by the
  * snapshot reader, the change source and heartbeat.ts. Crash behaviour: nothing is
  * kept here; a restart resumes from the stored offset and the slot, re-sending at
  * most what was produced after the last offset commit.
  *
- * Status for the runtime: `metrics()` (phase, retry detail, snapshot progress, slot
- * lag estimated from the stream) and `slotLagBytes()` (exact, asks Postgres).
+ * Status for the runtime: while the task waits for its slot or retries a lost stream it
+ * stays RUNNING and says why through `context.reportTrouble` (what failed, retry n of
+ * m, the holder, the WAL the slot retains), cleared once it streams again; after its
+ * retry budget (slot.max.retries, errors.max.retries) it fails. `metrics()` keeps the
+ * same detail with the phase, snapshot progress and slot lag; `slotLagBytes()` asks
+ * Postgres.
  */
 import pg from 'pg';
 import {
@@ -35,6 +46,7 @@ import {
   type SourceTask,
   type SourceTaskContext,
   type TaskConfig,
+  Wakeup,
 } from '../../../src/connect/api/index.ts';
 import type { CompletedTransaction } from './change-event-source.ts';
 import { CommitTracker } from './commit-tracker.ts';
@@ -45,6 +57,12 @@ import {
 } from './connector-config.ts';
 import { CONNECTOR_VERSION, type EventContext } from './event-builder.ts';
 import { heartbeatRecord } from './heartbeat.ts';
+import {
+  explicitCompaction,
+  keylessCompactedError,
+  keylessTables,
+  tableTopic,
+} from './keyless-tables.ts';
 import { type Logger, pluginLogger } from './logger.ts';
 import { formatLsn, type Lsn } from './lsn.ts';
 import { ensurePublication } from './publication.ts';
@@ -53,15 +71,18 @@ import {
   checkResume,
   createSlot,
   createSlotExportingSnapshot,
-  dropSlotWaiting,
+  dropSlotWhenInactive,
   type ExportedSnapshot,
   readSlot,
 } from './replication-slot.ts';
+import { inspectSlot, inspectSlotOnce, type SlotUsage } from './slot-usage.ts';
 import { readSnapshot, type SnapshotProgress } from './snapshot-reader.ts';
+import { dropOwnSlot, waitForOwnSlot } from './snapshot-slot.ts';
 import { parseStoredOffset, planStart, type StartPlan } from './start-plan.ts';
 import { checkDatabase, clientConfig } from './startup-check.ts';
 import { StreamRunner, type StreamState } from './stream-runner.ts';
 import { TableFilter, type TableId } from './table-filter.ts';
+import type { TableSchema } from './table-schema.ts';
 import { SESSION_OPTIONS } from './text-values.ts';
 import { TypeRegistry } from './type-registry.ts';
 
@@ -69,11 +90,18 @@ export type TaskPhase = 'starting' | 'snapshot' | StreamState | 'idle';
 
 export interface PostgresCdcTaskMetrics {
   phase: TaskPhase;
-  /** Why the stream is retrying or failed, when it is. */
+  /** Why the task is retrying (as reported through reportTrouble) or failed, when it is. */
   detail: string | null;
   snapshot: SnapshotProgress[];
-  /** WAL the server has sent beyond the slot's confirmed LSN, from the stream's own view. */
+  /**
+   * WAL beyond the slot's confirmed LSN. While streaming, from the stream's own view
+   * (what the server sent, minus what was confirmed); otherwise (waiting for the slot,
+   * retrying, failed) as Postgres answered at the last retry, since a stream that is
+   * down sees nothing of the WAL written meanwhile.
+   */
   slotLagBytes: number;
+  /** WAL the server keeps for the slot (from restart_lsn), as of the last retry; null before any. */
+  retainedWalBytes: number | null;
   confirmedLsn: string;
   pendingTransactions: number;
   queuedRecords: number;
@@ -81,6 +109,19 @@ export interface PostgresCdcTaskMetrics {
 
 /** Reconnect back-off: quick first retry, capped so a long outage is probed twice a minute. */
 const BACKOFF = { initialMs: 200, maxMs: 30_000 };
+/**
+ * How long a retry waits to ask Postgres about the slot for its detail: the server may
+ * be the thing that is down, and the detail must not hold the retry up for long.
+ */
+const INSPECT_TIMEOUT_MS = 2_000;
+/**
+ * slot.drop.on.stop: how long stop() waits for the slot to be released. Our own stream
+ * has ended by then; its walsender exits within moments of the connection closing.
+ */
+const SLOT_RELEASE_TIMEOUT_MS = 10_000;
+/** Postgres truncates application_name to NAMEDATALEN - 1 bytes. */
+const APPLICATION_NAME_MAX = 63;
+const DELETE_POLICY = { 'cleanup.policy': 'delete' } as const;
 /** Snapshot progress goes to the log at most this often, plus once per table at its end. */
 const PROGRESS_LOG_INTERVAL_MS = 10_000;
 
@@ -102,6 +143,17 @@ export class PostgresCdcSourceTask implements SourceTask {
   private lastOffset: SourceOffset | null = null;
   private readonly progress = new Map<string, SnapshotProgress>();
   private lastProgressLog = 0;
+  /** The slot as last asked of Postgres while waiting for it (the runner keeps its own). */
+  private slotUsage: SlotUsage | null = null;
+  /** Interrupts the wait between attempts to replace a held slot. */
+  private readonly slotWait = new Wakeup();
+  /** Whether this task created the slot (for a snapshot), and whether it handed on any record. */
+  private createdSlot = false;
+  private handedOn = false;
+  /** The offset stored when the task started: none means no record ever named the slot. */
+  private storedAtStart: SourceOffset | null = null;
+  /** Topics already marked cleanup.policy=delete (tables without a key). */
+  private readonly keylessTopics = new Set<string>();
 
   version(): string {
     return CONNECTOR_VERSION;
@@ -118,8 +170,9 @@ export class PostgresCdcSourceTask implements SourceTask {
       () => this.runner?.resume(),
     );
     const tables = await checkDatabase(this.s);
-    const connection = clientConfig(this.s);
+    const connection = this.connection();
     const stored = await context.offsetStorageReader.offset(this.partition);
+    this.storedAtStart = stored;
     const admin = new pg.Client(connection);
     admin.on('error', () => undefined);
     let plan: StartPlan;
@@ -134,11 +187,16 @@ export class PostgresCdcSourceTask implements SourceTask {
       );
       if (published !== 'unchanged')
         this.log.info({ publication: this.s.publicationName }, `publication ${published}`);
+      // Before anything can be polled: the runtime creates a topic at its first record.
+      for (const id of await keylessTables(admin, tables, new TableFilter(this.s.filters)))
+        this.markKeyless(id, tableTopic(this.s.topicPrefix, id));
       const slot = await readSlot(admin, this.s.slotName);
       slotConfirmed = slot?.confirmedFlushLsn ?? null;
-      plan = planStart(this.s.snapshotMode, parseStoredOffset(stored), (lsn) =>
-        checkResume(slot, this.s.slotName, this.s.connection.database, lsn),
-      );
+      plan = planStart(this.s.snapshotMode, parseStoredOffset(stored), {
+        name: this.s.slotName,
+        usage: slot === null ? null : await inspectSlot(admin, this.s.slotName),
+        checkResume: (lsn) => checkResume(slot, this.s.slotName, this.s.connection.database, lsn),
+      });
       this.log.info({ plan }, `start plan: ${plan.action}`);
       if (plan.action === 'stream-from-slot' && slot === null) {
         slotConfirmed = await createSlot(admin, this.s.slotName);
@@ -162,10 +220,14 @@ export class PostgresCdcSourceTask implements SourceTask {
         break;
       case 'snapshot': {
         this.log.info(`snapshot of ${tables.length} tables: ${plan.reason}`);
-        await dropSlotWaiting(connection, this.s.slotName);
-        this.exported = await createSlotExportingSnapshot(connection, this.s.slotName);
-        this.phase = 'snapshot';
-        this.background = this.snapshotThenStream(this.exported, tables, plan.thenStream);
+        // Slot made here when nothing holds the old one, so that changes committed once
+        // start() returned are streamed rather than read by the snapshot.
+        const held = plan.replaceSlot
+          ? await dropOwnSlot(connection, this.s.slotName, this.log)
+          : null;
+        if (held === null) await this.createSnapshotSlot();
+        this.phase = held === null ? 'snapshot' : 'retrying';
+        this.background = this.snapshotThenStream(tables, held, plan.thenStream);
         break;
       }
     }
@@ -190,7 +252,8 @@ export class PostgresCdcSourceTask implements SourceTask {
 
   async commit(): Promise<void> {
     const runner = this.runner;
-    if (!runner || this.stopping) return;
+    // After a failure records were dropped (emit below): nothing more may be confirmed.
+    if (!runner || this.stopping || this.failure) return;
     const stored = parseStoredOffset(await this.ctx.offsetStorageReader.offset(this.partition));
     const lsn = this.tracker.takeConfirmable(stored);
     if (lsn !== null) runner.confirm(lsn);
@@ -200,25 +263,39 @@ export class PostgresCdcSourceTask implements SourceTask {
     this.stopping = true;
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = null;
+    this.slotWait.wake();
     this.queue?.close();
     await this.background?.catch(() => undefined);
     await this.runner?.stop();
     await this.exported?.release();
-    if (this.s?.slotDropOnStop) {
-      await dropSlotWaiting(clientConfig(this.s), this.s.slotName).catch((e: unknown) =>
-        this.log.warn({ err: e }, `could not drop slot ${this.s.slotName}`),
-      );
+    // A slot this task made for a first snapshot, with no record handed on from it (the
+    // snapshot failed or was stopped before its first row, or every table was empty and
+    // nothing changed since): no offset can ever name it, so the next start could not
+    // tell it from someone else's slot and would refuse it (start-plan.ts). Dropping it
+    // loses nothing: that start takes the snapshot again.
+    const unclaimed = this.createdSlot && this.storedAtStart === null && !this.handedOn;
+    if (this.s?.slotDropOnStop || unclaimed) {
+      await dropSlotWhenInactive(
+        clientConfig(this.s),
+        this.s.slotName,
+        SLOT_RELEASE_TIMEOUT_MS,
+      ).catch((e: unknown) => this.log.warn({ err: e }, `could not drop slot ${this.s.slotName}`));
     }
     this.phase = 'stopped';
   }
 
   metrics(): PostgresCdcTaskMetrics {
-    const confirmed = this.runner?.confirmedLsn ?? 0;
+    const runner = this.runner;
+    const confirmed = runner?.confirmedLsn ?? 0;
+    const streamView = runner ? Math.max(0, runner.walEnd - confirmed) : 0;
+    const asked = runner?.lastUsage ?? this.slotUsage;
     return {
       phase: this.phase,
       detail: this.detail,
       snapshot: [...this.progress.values()],
-      slotLagBytes: this.runner ? Math.max(0, this.runner.walEnd - confirmed) : 0,
+      slotLagBytes:
+        this.phase === 'streaming' || asked?.lagBytes == null ? streamView : asked.lagBytes,
+      retainedWalBytes: asked?.retainedBytes ?? null,
       confirmedLsn: formatLsn(confirmed),
       pendingTransactions: this.tracker.pending,
       queuedRecords: this.queue?.size ?? 0,
@@ -253,12 +330,52 @@ export class PostgresCdcSourceTask implements SourceTask {
     };
   }
 
+  private async createSnapshotSlot(): Promise<ExportedSnapshot> {
+    this.exported = await createSlotExportingSnapshot(this.connection(), this.s.slotName);
+    this.createdSlot = true;
+    return this.exported;
+  }
+
+  /** The snapshot's slot once the holder of the old one let go; null when stopped meanwhile. */
+  private async slotAfterHolder(held: SlotUsage): Promise<ExportedSnapshot | null> {
+    const gone = await waitForOwnSlot(held, {
+      connection: this.connection(),
+      slotName: this.s.slotName,
+      maxRetries: this.s.slotMaxRetries,
+      delayMs: this.s.slotRetryDelayMs,
+      log: this.log,
+      report: (detail, usage) => {
+        this.slotUsage = usage;
+        this.trouble(detail);
+      },
+      wait: (ms) => this.slotWait.wait(ms),
+      stopping: () => this.stopping,
+    });
+    if (!gone) return null;
+    const exported = await this.createSnapshotSlot();
+    this.phase = 'snapshot';
+    this.trouble(null);
+    return exported;
+  }
+
   private async snapshotThenStream(
-    exported: ExportedSnapshot,
     tables: TableId[],
+    held: SlotUsage | null,
     thenStream: boolean,
   ): Promise<void> {
-    const connection = clientConfig(this.s);
+    let exported: ExportedSnapshot | null;
+    try {
+      exported = held === null ? this.exported : await this.slotAfterHolder(held);
+    } catch (error) {
+      if (!this.stopping) this.fail(new ConnectException(message(error), { cause: error }));
+      return;
+    }
+    if (exported === null || this.stopping) {
+      await exported?.release();
+      this.exported = null;
+      return;
+    }
+    const connection = this.connection();
     const catalog = new pg.Client({ ...connection, options: SESSION_OPTIONS });
     catalog.on('error', () => undefined);
     let rows = 0;
@@ -279,8 +396,12 @@ export class PostgresCdcSourceTask implements SourceTask {
         topicPrefix: this.s.topicPrefix,
         emit: async (records) => {
           await this.queue.room();
+          // Nothing more is handed on once the task failed (a table it refused).
+          if (this.failure) throw this.failure;
+          this.handedOn = true;
           this.queue.push(records);
         },
+        onTable: (table) => this.onTable(table),
         onProgress: (p) => this.onProgress(p),
         nowMicros: () => this.ctx.clock.now() * 1000,
       }));
@@ -311,7 +432,7 @@ export class PostgresCdcSourceTask implements SourceTask {
   ): void {
     if (this.stopping) return;
     const runner = new StreamRunner({
-      connection: clientConfig(this.s),
+      connection: this.connection(),
       slotName: this.s.slotName,
       publicationName: this.s.publicationName,
       context: this.eventContext(),
@@ -323,17 +444,30 @@ export class PostgresCdcSourceTask implements SourceTask {
       startLsn,
       resumeAfter,
       backoff: BACKOFF,
+      slotRetry: { maxRetries: this.s.slotMaxRetries, delayMs: this.s.slotRetryDelayMs },
+      errorsMaxRetries: this.s.errorsMaxRetries,
+      inspectSlot: () => inspectSlotOnce(clientConfig(this.s), this.s.slotName, INSPECT_TIMEOUT_MS),
+      onTable: (table) => this.onTable(table),
       emit: (records) => {
+        if (this.failure) return;
         this.tracker.emitted(records);
         this.lastOffset = records[records.length - 1].sourceOffset;
+        this.handedOn = true;
         this.queue.push(records);
       },
-      onCommit: (tx: CompletedTransaction) => this.tracker.committed(tx),
-      canConfirmIdle: () => this.tracker.pending === 0,
+      onCommit: (tx: CompletedTransaction) => {
+        if (!this.failure) this.tracker.committed(tx);
+      },
+      canConfirmIdle: () => this.tracker.pending === 0 && this.failure === null,
       onState: (state, detail) => {
+        if (this.failure) return;
         this.phase = state;
-        this.detail = detail ?? null;
-        if (state === 'retrying') this.log.warn(`replication stream retrying: ${detail}`);
+        if (state === 'retrying') {
+          this.log.warn(`replication stream retrying: ${detail}`);
+          this.trouble(detail ?? null);
+        } else if (state === 'streaming') {
+          this.trouble(null);
+        }
       },
       onFatal: (e) =>
         this.fail(new ConnectException(`replication stream failed: ${e.message}`, { cause: e })),
@@ -345,6 +479,7 @@ export class PostgresCdcSourceTask implements SourceTask {
   private heartbeat(): void {
     const runner = this.runner;
     if (this.stopping || !runner || this.phase !== 'streaming') return;
+    this.handedOn = true;
     this.queue.push([
       heartbeatRecord(
         this.s.topicPrefix,
@@ -376,6 +511,44 @@ export class PostgresCdcSourceTask implements SourceTask {
     }
   }
 
+  /** The task's connections, named so pg_stat_activity (and a refused holder's message) tells whose they are. */
+  private connection(): pg.ClientConfig {
+    const name = `${this.ctx.connectorName} (postgres-cdc task ${this.ctx.taskId})`;
+    return { ...clientConfig(this.s), application_name: name.slice(0, APPLICATION_NAME_MAX) };
+  }
+
+  /** Report (or clear) what keeps the task from streaming; metrics() shows it too. */
+  private trouble(detail: string | null): void {
+    if (this.failure) return;
+    this.detail = detail;
+    this.ctx.reportTrouble(detail);
+  }
+
+  /** A table schema the snapshot or the stream built: one without a key needs a delete topic. */
+  private onTable(table: TableSchema): void {
+    if (table.keySchema === null) this.markKeyless(table.id, table.topic);
+  }
+
+  /**
+   * Ask for the topic of a table without a key to be created cleanup.policy=delete,
+   * once per topic; a topic the user's config compacts explicitly fails the task
+   * instead (checked at start for the tables known then, here for later ones).
+   */
+  private markKeyless(id: TableId, topic: string): void {
+    if (this.keylessTopics.has(topic)) return;
+    if (explicitCompaction(this.s.topicCreation, topic) !== null) {
+      const why = keylessCompactedError(this.s.topicPrefix, [id], this.s.topicCreation);
+      this.fail(new ConnectException(why ?? `Table ${id.schema}.${id.table} has no key`));
+      return;
+    }
+    this.keylessTopics.add(topic);
+    this.ctx.topicCreationOverride(topic, DELETE_POLICY);
+    this.log.info(
+      `table ${id.schema}.${id.table} has no primary key: topic ${topic} is created with cleanup.policy=delete, ` +
+        'as a compacted topic refuses records without a key',
+    );
+  }
+
   private modes() {
     return {
       decimalHandlingMode: this.s.decimalHandlingMode,
@@ -389,7 +562,7 @@ export class PostgresCdcSourceTask implements SourceTask {
     this.phase = 'failed';
     this.detail = error.message;
     this.log.error({ err: error }, error.message);
-    this.queue.wake();
+    this.queue?.wake();
   }
 }
 

@@ -11,9 +11,20 @@
  * after it: no gap, no overlap. The snapshot exists only while the creating connection
  * stays open and idle, so `ExportedSnapshot.release()` is called once every snapshot
  * transaction has imported it (an importing transaction keeps it alive on its own).
+ *
+ * Dropping: only a slot no process holds is ever dropped here, and which slots the
+ * task may drop at all is decided in start-plan.ts (a slot this connector made).
+ * Who holds a slot and what it retains: slot-usage.ts.
  */
 import pg from 'pg';
 import { formatLsn, type Lsn, parseLsn } from './lsn.ts';
+import {
+  describeHolder,
+  describeRetained,
+  inspectSlot,
+  isSlotInUse,
+  type SlotUsage,
+} from './slot-usage.ts';
 
 export class SlotError extends Error {
   constructor(
@@ -22,10 +33,12 @@ export class SlotError extends Error {
       | 'slot-wrong-plugin'
       | 'slot-wrong-database'
       | 'wal-removed'
-      | 'slot-in-use',
+      | 'slot-in-use'
+      | 'slot-not-owned',
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'SlotError';
   }
 }
@@ -110,22 +123,77 @@ export async function dropSlot(client: pg.Client, slotName: string): Promise<voi
 }
 
 /**
- * Drop a slot, waiting until a previous connection that still holds it lets go
- * (DROP_REPLICATION_SLOT ... WAIT, on a replication connection). No-op if missing.
+ * Why a task gives up on a slot another process holds, after its slot.max.retries
+ * (`exhausted` says how many) spaced by slot.retry.delay.ms.
  */
-export async function dropSlotWaiting(
+export function slotHeldError(
+  slotName: string,
+  usage: SlotUsage | null,
+  exhausted: string,
+  delayMs: number,
+  cause?: unknown,
+): SlotError {
+  const pid = usage?.holder?.pid ?? '<pid>';
+  return new SlotError(
+    'slot-in-use',
+    `Replication slot '${slotName}' is active: held by ${describeHolder(usage)}, and still held ` +
+      `${exhausted} ${delayMs} ms apart (slot.retry.delay.ms); ${describeRetained(usage)}. One slot ` +
+      'serves one reader: if another connector or tool reads from it, give this connector its own ' +
+      `slot.name; otherwise stop that reader (SELECT pg_terminate_backend(${pid})) and restart the task`,
+    { cause },
+  );
+}
+
+/**
+ * Drop the slot if no process holds it. Answers 'dropped', 'missing', or the slot's
+ * usage when it is held (also when it was taken between the look and the drop).
+ */
+export async function dropSlotIfInactive(
+  client: pg.Client,
+  slotName: string,
+): Promise<'dropped' | 'missing' | SlotUsage> {
+  const usage = await inspectSlot(client, slotName);
+  if (usage === null) return 'missing';
+  if (usage.active) return usage;
+  try {
+    await client.query('SELECT pg_drop_replication_slot($1)', [slotName]);
+    return 'dropped';
+  } catch (error) {
+    if ((error as { code?: string }).code === '42704') return 'missing';
+    if (isSlotInUse(error)) return (await inspectSlot(client, slotName)) ?? 'missing';
+    throw error;
+  }
+}
+
+/**
+ * Drop a slot once no process holds it, waiting up to `timeoutMs` for the holder to
+ * let go (a task stopping, maybe on another worker). Never waits without bound and
+ * never terminates the holder: still held at the deadline, it throws a SlotError
+ * naming the holder. A missing slot is not an error.
+ */
+export async function dropSlotWhenInactive(
   connection: pg.ClientConfig,
   slotName: string,
-): Promise<void> {
-  const client = new pg.Client({ ...connection, replication: 'database' } as pg.ClientConfig);
+  timeoutMs: number,
+  pollMs = 100,
+): Promise<'dropped' | 'missing'> {
+  const client = new pg.Client(connection);
   client.on('error', () => undefined);
   await client.connect();
   try {
-    const exists = await client.query(
-      `SELECT 1 FROM pg_replication_slots WHERE slot_name = ${client.escapeLiteral(slotName)}`,
-    );
-    if ((exists.rowCount ?? 0) > 0)
-      await client.query(`DROP_REPLICATION_SLOT ${client.escapeIdentifier(slotName)} WAIT`);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const outcome = await dropSlotIfInactive(client, slotName);
+      if (typeof outcome === 'string') return outcome;
+      if (Date.now() >= deadline)
+        throw new SlotError(
+          'slot-in-use',
+          `Replication slot '${slotName}' is still held by ${describeHolder(outcome)} after ${timeoutMs} ms, ` +
+            `so it was not dropped; ${describeRetained(outcome)}. Once nothing uses it, drop it with ` +
+            `SELECT pg_drop_replication_slot(${client.escapeLiteral(slotName)});`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -57,6 +57,8 @@ export interface SnapshotOptions {
   topicPrefix: string;
   emit(records: SourceRecord[]): Promise<void> | void;
   onProgress?(p: SnapshotProgress): void;
+  /** Sees each table's schema before any of its rows is emitted. */
+  onTable?(table: TableSchema): void;
   nowMicros(): number;
 }
 
@@ -108,6 +110,7 @@ export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }
     const out = new HoldBackOne(o.emit);
     for (const id of o.tables) {
       const table = await describe(client, id, o);
+      o.onTable?.(table);
       const estimated = Number(
         (
           await client.query('SELECT reltuples::bigint AS n FROM pg_class WHERE oid = $1', [

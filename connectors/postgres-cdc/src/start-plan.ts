@@ -12,23 +12,53 @@
  *
  * A snapshot always comes with a new slot created in the same step (its exported
  * snapshot is what makes snapshot and stream meet with no gap or overlap), so an
- * existing slot of that name is dropped first. Streaming from a stored position needs
- * the slot that position belongs to (checkResume); when it is gone, only when_needed
- * (and always) may fall back to a new snapshot, every other mode fails rather than
- * silently skip the changes made meanwhile.
+ * existing slot of that name has to be dropped first. Streaming from a stored position
+ * needs the slot that position belongs to (checkResume); when it is gone, only
+ * when_needed (and always) may fall back to a new snapshot, every other mode fails
+ * rather than silently skip the changes made meanwhile.
+ *
+ * Which existing slot may be dropped. Postgres records no owner for a slot, and a slot
+ * name is one per server, so ownership is read from the stored offset: any offset of
+ * this connector (a position, or an interrupted snapshot, which is written only after
+ * the slot of that snapshot was created) says this connector has been running on this
+ * slot name, and the connector's validate() keeps every other connector of the cluster
+ * off it. Such a slot is replaced (`replaceSlot`), but only once no process holds it:
+ * the task waits for a held one within slot.max.retries and never terminates the
+ * holder. Without a stored offset an existing slot belongs to someone the task cannot
+ * tell apart: another Connect cluster, a Debezium, pg_recvlogical, a slot made by hand,
+ * or this connector before its first offset commit or after its offsets were reset.
+ * Dropping it loses its reader's changes for good, which is what made two connectors
+ * with one slot.name silently skip changes, so the plan refuses, naming the SQL that
+ * drops it. Debezium instead reuses an existing slot in that case (it snapshots without
+ * an exported snapshot and streams from the slot's position); that is not followed
+ * here either: streaming confirms the slot, taking the changes from its other reader.
+ * snapshot.mode=no_data means "stream from the slot as it is", so it may use one.
  */
 import type { OffsetValue, SourceOffset } from '../../../src/connect/api/index.ts';
 import type { SnapshotMode } from './connector-config.ts';
 import type { Lsn } from './lsn.ts';
-import type { ResumeCheck, SlotError } from './replication-slot.ts';
+import { type ResumeCheck, SlotError } from './replication-slot.ts';
+import { describeHolder, describeRetained, type SlotUsage } from './slot-usage.ts';
+
+/** The slot of the configured name, as the plan needs to know it. */
+export interface SlotView {
+  name: string;
+  /** null when no slot has that name. */
+  usage: SlotUsage | null;
+  /** Whether a stored offset LSN can be resumed from this slot. */
+  checkResume(storedLsn: Lsn): ResumeCheck;
+}
 
 export type StoredPosition =
   | { kind: 'snapshot-interrupted' }
   | { kind: 'position'; lsn: Lsn; lsnCommit: Lsn | null; lsnProc: Lsn | null };
 
 export type StartPlan =
-  /** Drop the slot if it exists, create it exporting a snapshot, read the tables. */
-  | { action: 'snapshot'; thenStream: boolean; reason: string }
+  /**
+   * Create the slot exporting a snapshot and read the tables; when `replaceSlot`, the
+   * existing slot (this connector's) is dropped first, once nothing holds it.
+   */
+  | { action: 'snapshot'; thenStream: boolean; replaceSlot: boolean; reason: string }
   /** Stream from the slot (created without snapshot if missing), from its confirmed position. */
   | { action: 'stream-from-slot'; reason: string }
   /** Stream from a stored position, skipping what was delivered before it. */
@@ -67,16 +97,18 @@ export function parseStoredOffset(offset: SourceOffset | null): StoredPosition |
 export function planStart(
   mode: SnapshotMode,
   stored: StoredPosition | null,
-  checkSlot: (storedLsn: Lsn) => ResumeCheck,
+  slot: SlotView,
 ): StartPlan {
   const snapshot = (reason: string): StartPlan => ({
     action: 'snapshot',
     thenStream: mode !== 'initial_only',
+    replaceSlot: slot.usage !== null,
     reason,
   });
   if (stored === null) {
     if (mode === 'no_data')
       return { action: 'stream-from-slot', reason: 'no stored offset, snapshot.mode=no_data' };
+    if (slot.usage !== null) return { action: 'fail', error: notOwnedError(slot.name, slot.usage) };
     return snapshot('no stored offset');
   }
   if (stored.kind === 'snapshot-interrupted') {
@@ -87,7 +119,7 @@ export function planStart(
   if (mode === 'always') return snapshot('snapshot.mode=always');
   if (mode === 'initial_only')
     return { action: 'idle', reason: 'snapshot.mode=initial_only and the snapshot is done' };
-  const check = checkSlot(stored.lsn);
+  const check = slot.checkResume(stored.lsn);
   if ('error' in check) {
     if (mode === 'when_needed')
       return snapshot(`${check.error.message} (snapshot.mode=when_needed)`);
@@ -102,4 +134,19 @@ export function planStart(
         : null,
     note: check.note,
   };
+}
+
+function notOwnedError(name: string, usage: SlotUsage): SlotError {
+  const state = usage.active
+    ? `it is held by ${describeHolder(usage)}`
+    : `it is inactive, ${describeRetained(usage)}`;
+  const literal = `'${name.replaceAll("'", "''")}'`;
+  return new SlotError(
+    'slot-not-owned',
+    `Replication slot '${name}' already exists but this connector has no stored offset, so the slot is ` +
+      `not known to be its own (${state}). A snapshot would have to drop it, and with it the changes ` +
+      'it keeps for whoever reads it. Give this connector its own slot.name; or, if nothing uses the ' +
+      `slot any more, drop it with SELECT pg_drop_replication_slot(${literal}); or set ` +
+      'snapshot.mode=no_data to stream from it without a snapshot',
+  );
 }

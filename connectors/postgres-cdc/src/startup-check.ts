@@ -12,11 +12,14 @@
  *   missing-table     a table.include.list entry matches no table, or nothing is captured
  *   select-privilege  the user cannot SELECT a captured table
  *   publication       the publication cannot be created or used as configured
+ *   keyless-compacted a captured table has no key and the user's topic.creation.* keys
+ *                     make its topic compacted (keyless-tables.ts)
  * Opens one connection and closes it before returning, whatever happens.
  */
 import pg from 'pg';
 import { ConnectException } from '../../../src/connect/api/index.ts';
 import type { PostgresCdcSettings } from './connector-config.ts';
+import { keylessCompactedError, keylessTables } from './keyless-tables.ts';
 import { publicationExists } from './publication.ts';
 import { TableFilter, type TableId } from './table-filter.ts';
 
@@ -28,7 +31,8 @@ export type StartupProblem =
   | 'replication-privilege'
   | 'missing-table'
   | 'select-privilege'
-  | 'publication';
+  | 'publication'
+  | 'keyless-compacted';
 
 export class StartupCheckError extends ConnectException {
   constructor(
@@ -143,6 +147,12 @@ export async function checkDatabase(s: PostgresCdcSettings): Promise<TableId[]> 
         `Creating publication '${s.publicationName}' FOR ALL TABLES needs a superuser and '${c.user}' is not one: ` +
           'create the publication as a superuser, or set publication.autocreate.mode to filtered (the user must own the tables)',
       );
+    const compacted = keylessCompactedError(
+      s.topicPrefix,
+      await keylessTables(client, tables, filter),
+      s.topicCreation,
+    );
+    if (compacted !== null) throw new StartupCheckError('keyless-compacted', compacted);
     return tables;
   } finally {
     await client.end().catch(() => undefined);

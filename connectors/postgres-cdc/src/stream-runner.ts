@@ -11,9 +11,15 @@
  * (`canConfirmIdle`), so the slot never moves past records still owed downstream.
  *
  * Failures: a decode error, a missing slot or rejected credentials end the loop
- * (`onFatal`); anything else (connection refused, reset, walsender killed, slot still
- * held by a previous connection) is retried with exponential back-off from
- * `backoff.initialMs` to `backoff.maxMs`, and reported through `onState('retrying')`.
+ * (`onFatal`). A slot another process holds (SQLSTATE 55006, "replication slot ... is
+ * active") is retried every `slotRetry.delayMs` up to `slotRetry.maxRetries` times in a
+ * row (Debezium's slot.max.retries and slot.retry.delay.ms), then ends the loop naming
+ * the holder. Anything else (connection refused, reset, walsender killed) is retried
+ * with exponential back-off from `backoff.initialMs` to `backoff.maxMs`, up to
+ * `errorsMaxRetries` times in a row (errors.max.retries; -1 without limit). Both counts
+ * start again once a session streams. Each retry is reported through
+ * `onState('retrying', detail)`: what failed, which retry of how many, the holder and
+ * the WAL the slot retains meanwhile (asked of Postgres, `inspectSlot`).
  *
  * Owner: the task. start() once, stop() once; stop() interrupts a back-off wait,
  * closes both connections and resolves when the loop has ended.
@@ -23,8 +29,12 @@ import { type SourceRecord, Wakeup } from '../../../src/connect/api/index.ts';
 import { ChangeEventSource, type CompletedTransaction } from './change-event-source.ts';
 import type { EventContext } from './event-builder.ts';
 import type { Lsn } from './lsn.ts';
+import { slotHeldError } from './replication-slot.ts';
 import { ReplicationStream, ReplicationStreamError } from './replication-stream.ts';
+import { RetryBudget } from './retry-budget.ts';
+import { describeHolder, describeRetained, isSlotInUse, type SlotUsage } from './slot-usage.ts';
 import type { TableFilter } from './table-filter.ts';
+import type { TableSchema } from './table-schema.ts';
 import { SESSION_OPTIONS } from './text-values.ts';
 import type { MappingModes } from './type-mapping.ts';
 import { TypeRegistry } from './type-registry.ts';
@@ -44,7 +54,15 @@ export interface StreamRunnerOptions {
   startLsn: Lsn;
   resumeAfter: { commitLsn: Lsn; lsnProc: Lsn } | null;
   backoff: { initialMs: number; maxMs: number };
+  /** slot.max.retries and slot.retry.delay.ms. */
+  slotRetry: { maxRetries: number; delayMs: number };
+  /** errors.max.retries: -1 without limit. */
+  errorsMaxRetries: number;
+  /** The slot as Postgres sees it now (holder, retained WAL); may reject when unreachable. */
+  inspectSlot(): Promise<SlotUsage | null>;
   emit(records: SourceRecord[]): void;
+  /** See ChangeEventSourceOptions.onTable. */
+  onTable?(table: TableSchema): void;
   onCommit(tx: CompletedTransaction): void;
   canConfirmIdle(): boolean;
   onState(state: StreamState, detail?: string): void;
@@ -68,6 +86,8 @@ export class StreamRunner {
   /** Highest WAL position the server reported sending, across sessions. */
   private serverWalEnd: Lsn = 0;
   private paused = false;
+  /** The slot as last asked of Postgres while retrying; null before any retry. */
+  lastUsage: SlotUsage | null = null;
 
   constructor(private readonly o: StreamRunnerOptions) {
     this.resumeAfter = o.resumeAfter;
@@ -124,31 +144,55 @@ export class StreamRunner {
   }
 
   private async run(): Promise<void> {
-    let attempt = 0;
+    const o = this.o;
+    const slotBudget = new RetryBudget('slot.max.retries', o.slotRetry.maxRetries);
+    const errorBudget = new RetryBudget('errors.max.retries', o.errorsMaxRetries);
+    let backoffStep = 0;
     while (!this.stopping) {
       try {
-        this.o.onState('connecting');
+        o.onState('connecting');
         const { done } = await this.openSession();
-        attempt = 0;
-        this.o.onState('streaming');
+        slotBudget.reset();
+        errorBudget.reset();
+        backoffStep = 0;
+        o.onState('streaming');
         await done;
       } catch (error) {
         await this.closeSession();
         if (this.stopping) break;
         const e = error instanceof Error ? error : new Error(String(error));
         if (isFatal(e)) {
-          this.o.onState('failed', e.message);
-          this.o.onFatal(e);
+          o.onState('failed', e.message);
+          o.onFatal(e);
           return;
         }
-        attempt++;
-        const delay = Math.min(this.o.backoff.maxMs, this.o.backoff.initialMs * 2 ** (attempt - 1));
-        this.o.onState('retrying', `attempt ${attempt}, next in ${delay} ms: ${e.message}`);
+        const held = isSlotInUse(e);
+        const budget = held ? slotBudget : errorBudget;
+        const usage = await o.inspectSlot().catch(() => null);
+        if (usage) this.lastUsage = usage;
+        if (!budget.take()) {
+          const fatal = held
+            ? slotHeldError(o.slotName, usage, budget.exhausted(), o.slotRetry.delayMs, e)
+            : new Error(`gave up ${budget.exhausted()}: ${e.message}`, { cause: e });
+          o.onState('failed', fatal.message);
+          o.onFatal(fatal);
+          return;
+        }
+        const delay = held
+          ? o.slotRetry.delayMs
+          : Math.min(o.backoff.maxMs, o.backoff.initialMs * 2 ** backoffStep++);
+        const what = held
+          ? `replication slot '${o.slotName}' is held by ${describeHolder(usage)}`
+          : e.message;
+        o.onState(
+          'retrying',
+          `${what}; ${budget.describe()}, next attempt in ${delay} ms; ${describeRetained(usage)}`,
+        );
         await this.backoffWait.wait(delay);
       }
     }
     await this.closeSession();
-    this.o.onState('stopped');
+    o.onState('stopped');
   }
 
   private async openSession(): Promise<{ done: Promise<void> }> {
@@ -183,6 +227,7 @@ export class StreamRunner {
       },
       onCommit: (tx) => o.onCommit(tx),
       onError: (e) => failSession(e),
+      onTable: (table) => o.onTable?.(table),
     });
     const stream = new ReplicationStream({
       connection: { ...o.connection, options: SESSION_OPTIONS },

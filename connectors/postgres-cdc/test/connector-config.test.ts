@@ -53,6 +53,35 @@ describe('Postgres CDC connector configuration (Debezium keys)', () => {
     });
   });
 
+  it("retries a held slot and lost connections with Debezium's defaults, and keeps slot and publication on delete", () => {
+    const parsed = parseConfig(postgresCdcConfigDefs, minimal);
+    expect(readSettings(parsed.values)).toMatchObject({
+      slotMaxRetries: 6,
+      slotRetryDelayMs: 10_000,
+      errorsMaxRetries: -1,
+      slotDropOnDelete: false,
+      topicCreation: {},
+    });
+    const bad = parseConfig(postgresCdcConfigDefs, {
+      ...minimal,
+      'slot.max.retries': '-1',
+      'errors.max.retries': '-2',
+    });
+    expect(bad.errors.map((e) => e.key)).toEqual(['slot.max.retries', 'errors.max.retries']);
+  });
+
+  it('keeps the topic.creation keys the user wrote, for the check of tables without a key', () => {
+    const parsed = parseConfig(postgresCdcConfigDefs, {
+      ...minimal,
+      'topic.creation.default.cleanup.policy': 'compact',
+      'topic.creation.default.partitions': '1',
+    });
+    expect(readSettings(parsed.values).topicCreation).toEqual({
+      'topic.creation.default.cleanup.policy': 'compact',
+      'topic.creation.default.partitions': '1',
+    });
+  });
+
   it('names each missing required key and each bad value', () => {
     const parsed = parseConfig(postgresCdcConfigDefs, {
       'database.hostname': 'db',

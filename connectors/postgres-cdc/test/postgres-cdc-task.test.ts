@@ -1,11 +1,11 @@
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { SourceRecord, TaskConfig } from '../../../src/connect/api/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { SourceRecord } from '../../../src/connect/api/index.ts';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
 import { parseLsn } from '../src/lsn.ts';
 import { PostgresCdcSourceTask } from '../src/postgres-cdc-task.ts';
 import { SESSION_OPTIONS } from '../src/text-values.ts';
-import { envelope, waitFor } from './support.ts';
+import { envelope, useTaskDatabases, waitFor } from './support.ts';
 import { InMemoryOffsets, TaskDriver } from './task-driver.ts';
 
 const cluster = usePostgres();
@@ -25,44 +25,10 @@ const changes = (records: SourceRecord[]) =>
   records.filter((r) => !r.topic.startsWith('__debezium-heartbeat'));
 
 describe('Postgres CDC source task, driven as the runtime drives it (real Postgres)', () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  const { cleanups, database, config } = useTaskDatabases(cluster, 'task', {
+    client: { options: SESSION_OPTIONS },
+    config: { 'publication.autocreate.mode': 'filtered', 'status.update.interval.ms': '1000' },
   });
-
-  async function database(ddl: string): Promise<{ db: string; sql: pg.Client }> {
-    const db = await cluster().freshDatabase('task');
-    const sql = new pg.Client({ ...cluster().connectionConfig(db), options: SESSION_OPTIONS });
-    await sql.connect();
-    cleanups.push(async () => {
-      await sql
-        .query(
-          'SELECT pg_drop_replication_slot($1) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active',
-          [db],
-        )
-        .catch(() => undefined);
-      await sql.end();
-    });
-    await sql.query(ddl);
-    return { db, sql };
-  }
-
-  function config(db: string, overrides: Record<string, string> = {}): TaskConfig {
-    const c = cluster();
-    return {
-      'database.hostname': c.host,
-      'database.port': String(c.port),
-      'database.user': c.user,
-      'database.password': c.password,
-      'database.dbname': db,
-      'topic.prefix': 'srv',
-      'slot.name': db,
-      'publication.autocreate.mode': 'filtered',
-      'poll.interval.ms': '50',
-      'status.update.interval.ms': '1000',
-      ...overrides,
-    };
-  }
 
   async function run(
     db: string,

@@ -84,7 +84,9 @@ export async function collect(
 }
 
 import pgModule from 'pg';
-import type { SourceRecord } from '../../../src/connect/api/index.ts';
+import { afterEach } from 'vitest';
+import type { SourceRecord, TaskConfig } from '../../../src/connect/api/index.ts';
+import type { PostgresCluster } from '../../../test/helpers/postgres.ts';
 import { ChangeEventSource, type CompletedTransaction } from '../src/change-event-source.ts';
 import { ensurePublication } from '../src/publication.ts';
 import { createSlotExportingSnapshot, dropSlot } from '../src/replication-slot.ts';
@@ -225,4 +227,116 @@ export interface Envelope {
 
 export function envelope(r: SourceRecord): Envelope {
   return r.value as Envelope;
+}
+
+/** A replication connection holding a slot, as another consumer (pg_recvlogical, a second connector) would. */
+export interface SlotHolder {
+  /** The walsender's pid: what pg_replication_slots.active_pid shows. */
+  pid: number;
+  release(): Promise<void>;
+}
+
+/**
+ * Stream from `slotName` on a connection named `applicationName` until release().
+ * Creates the slot (pgoutput) when missing, and the publication it reads if needed.
+ */
+export async function holdSlot(
+  connection: pg.ClientConfig,
+  slotName: string,
+  applicationName: string,
+  publication = 'dbz_publication',
+): Promise<SlotHolder> {
+  const admin = new pgModule.Client(connection);
+  await admin.connect();
+  try {
+    const pub = await admin.query('SELECT 1 FROM pg_publication WHERE pubname = $1', [publication]);
+    if (pub.rowCount === 0)
+      // Without tables, so a connector with publication.autocreate.mode=filtered can set them.
+      await admin.query(`CREATE PUBLICATION ${admin.escapeIdentifier(publication)}`);
+    await admin.query(
+      `SELECT pg_create_logical_replication_slot($1, 'pgoutput')
+        WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)`,
+      [slotName],
+    );
+    const stream = new ReplicationStream({
+      connection: { ...connection, application_name: applicationName } as pg.ClientConfig,
+      slotName,
+      publicationNames: [publication],
+      startLsn: 0,
+      statusIntervalMs: 10_000,
+      // A bystander: it must not move the slot that the connector under test owns.
+      canConfirmIdle: () => false,
+      onMessage: () => undefined,
+    });
+    const { done } = await stream.start();
+    done.catch(() => undefined);
+    const pid = await waitFor('the holder to show in pg_replication_slots', async () => {
+      const r = await admin.query(
+        'SELECT active_pid FROM pg_replication_slots WHERE slot_name = $1 AND active',
+        [slotName],
+      );
+      return r.rows[0]?.active_pid ?? undefined;
+    });
+    return {
+      pid: Number(pid),
+      async release() {
+        await stream.stop();
+      },
+    };
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Per-test databases for task tests: `database(ddl)` makes a fresh database with
+ * `ddl` applied and a client on it; after the test the slot named after the database
+ * is dropped (when nothing holds it) and the client closed. `config(db)` is a task
+ * config streaming that database from that slot. Call in a describe block.
+ */
+export function useTaskDatabases(
+  cluster: () => PostgresCluster,
+  prefix: string,
+  options: { client?: Partial<pg.ClientConfig>; config?: Record<string, string> } = {},
+) {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+  return {
+    /** Runs after the test, before the databases' own clean-up (last added first). */
+    cleanups,
+    async database(ddl: string): Promise<{ db: string; sql: pg.Client }> {
+      const db = await cluster().freshDatabase(prefix);
+      const sql = new pgModule.Client({ ...cluster().connectionConfig(db), ...options.client });
+      sql.on('error', () => undefined);
+      await sql.connect();
+      cleanups.push(async () => {
+        await sql
+          .query(
+            'SELECT pg_drop_replication_slot($1) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active',
+            [db],
+          )
+          .catch(() => undefined);
+        await sql.end();
+      });
+      await sql.query(ddl);
+      return { db, sql };
+    },
+    config(db: string, overrides: Record<string, string> = {}): TaskConfig {
+      const c = cluster();
+      return {
+        'database.hostname': c.host,
+        'database.port': String(c.port),
+        'database.user': c.user,
+        'database.password': c.password,
+        'database.dbname': db,
+        'topic.prefix': 'srv',
+        'slot.name': db,
+        'poll.interval.ms': '50',
+        ...options.config,
+        ...overrides,
+      };
+    },
+  };
 }

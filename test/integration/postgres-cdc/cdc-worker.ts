@@ -62,7 +62,6 @@ export function cdcConnectorConfig(
     'snapshot.mode': 'initial',
     'topic.creation.default.replication.factor': '-1',
     'topic.creation.default.partitions': '1',
-    'topic.creation.default.cleanup.policy': 'compact',
     ...extra,
   };
 }
