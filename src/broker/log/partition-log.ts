@@ -48,7 +48,12 @@ import { validateBatches } from './append-validator.ts';
 import { fsyncDir } from './atomic-file.ts';
 import { LogError } from './errors.ts';
 import { GroupCommit } from './group-commit.ts';
-import { type RecoveryPoint, readCheckpoint, writeCheckpoint } from './log-checkpoint.ts';
+import {
+  checkpointText,
+  type RecoveryPoint,
+  readCheckpoint,
+  writeCheckpoint,
+} from './log-checkpoint.ts';
 import { recoverPartitionDir } from './log-recovery.ts';
 import { segmentsToDelete } from './retention.ts';
 import { LogSegment, type ReadBuffers, segmentFileName } from './segment.ts';
@@ -94,6 +99,8 @@ export class PartitionLog {
   private endOffset: number;
   private recoveryPoint: RecoveryPoint;
   private checkpointed: RecoveryPoint | undefined;
+  /** The checkpoint file's text as last read or written; undefined when unknown. */
+  private checkpointOnDisk: string | undefined;
   private unflushedMessages = 0;
   private lastFlushTime: number;
   private dirty = new Set<LogSegment>();
@@ -150,6 +157,7 @@ export class PartitionLog {
     }
     const log = new PartitionLog({ ...options, logger }, segments, checkpoint?.logStartOffset ?? 0);
     log.checkpointed = checkpoint?.recoveryPoint;
+    log.checkpointOnDisk = checkpoint && checkpointText(checkpoint);
     log.recoveryInfo = {
       truncatedBytes: recovered.truncatedBytes,
       scannedSegments: recovered.scannedSegments,
@@ -488,7 +496,11 @@ export class PartitionLog {
     }
     const stillThere = this.segmentList.some((s) => s.baseOffset === rp.segment);
     const recoveryPoint = stillThere ? rp : undefined;
-    writeCheckpoint(this.dir, { logStartOffset: this.startOffset, recoveryPoint });
+    this.checkpointOnDisk = writeCheckpoint(
+      this.dir,
+      { logStartOffset: this.startOffset, recoveryPoint },
+      this.checkpointOnDisk,
+    );
     this.checkpointed = recoveryPoint;
   }
 

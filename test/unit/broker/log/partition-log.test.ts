@@ -1,5 +1,8 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogError } from '../../../../src/broker/log/errors.ts';
+import { CHECKPOINT_FILE } from '../../../../src/broker/log/log-checkpoint.ts';
 import { PartitionLog } from '../../../../src/broker/log/partition-log.ts';
 import { CompressionCodec } from '../../../../src/protocol/compression.ts';
 import {
@@ -209,5 +212,25 @@ describe('PartitionLog', () => {
     expect(log.logEndOffset).toBe(180);
     expect([...log.records(0)].length).toBe(180);
     expect((await log.append(batchOf(1))).baseOffset).toBe(180);
+  });
+
+  it('closing a partition nothing was written to since it opened leaves its checkpoint file as it was', async () => {
+    let log = open();
+    await log.append(batchOf(3));
+    await log.close();
+    const checkpoint = join(tmp.dir, CHECKPOINT_FILE);
+    const before = statSync(checkpoint);
+
+    log = open();
+    await log.close();
+
+    // Replacing the file (write a temporary, rename) gives it a new inode.
+    expect(statSync(checkpoint).ino).toBe(before.ino);
+    log = open();
+    expect(log.recoveryInfo).toEqual({ truncatedBytes: 0, scannedSegments: 0 });
+    expect(log.logEndOffset).toBe(3);
+    await log.append(batchOf(1));
+    await log.close();
+    expect(statSync(checkpoint).ino).not.toBe(before.ino);
   });
 });
