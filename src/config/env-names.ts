@@ -13,8 +13,12 @@
  * (so BROKER_BROKER_PORT -> broker.port, BROKER_LOG_RETENTION_MS -> log.retention.ms).
  */
 
-/** Variables with the prefix that configure the image or the JVM, not a key (as in Confluent's images). */
-const NOT_KEYS = [/^LOG4J_/, /^JMX_/, /^OPTS$/, /^HEAP_OPTS$/, /^JVM_/];
+/**
+ * Variables with the prefix that configure the image or the JVM, not a key (as in
+ * Confluent's images), and CONNECT_FROM_SOURCE, which tells bin/connect.js to run the
+ * TypeScript sources (README's quick start) and was reported as an unknown key.
+ */
+const NOT_KEYS = [/^LOG4J_/, /^JMX_/, /^OPTS$/, /^HEAP_OPTS$/, /^JVM_/, /^FROM_SOURCE$/];
 
 /** Map one variable name (prefix already removed) to its config key. */
 export function envNameToKey(suffix: string): string {

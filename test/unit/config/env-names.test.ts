@@ -32,9 +32,10 @@ describe('Confluent-style environment variable names', () => {
     );
   });
 
-  it('takes only variables with the prefix, and not the image-level ones', () => {
+  it('takes only variables with the prefix, and not the image-level ones nor CONNECT_FROM_SOURCE', () => {
     const env = {
       CONNECT_REST_PORT: '8084',
+      CONNECT_FROM_SOURCE: '1',
       CONNECT_LOG4J_ROOT_LOGLEVEL: 'INFO',
       CONNECT_JMX_PORT: '9999',
       BROKER_BROKER_PORT: '9093',
