@@ -22,7 +22,9 @@
  * gets out, and nothing past the change can be confirmed to Postgres. The error is
  * thrown from accept() (the stream reports it as a decode error, which is fatal), or,
  * when the change was waiting in the backlog, handed to onError as the same decode
- * error. A failed catalog lookup goes to onError as it is (retried by the caller).
+ * error. A Relation message bringing a column of a type with no mapping (while
+ * include.unknown.datatypes is false) is fatal in the same way. A failed catalog lookup
+ * goes to onError as it is (retried by the caller).
  */
 import type pg from 'pg';
 import type { SourceOffset, SourceRecord } from '../../../src/connect/api/index.ts';
@@ -39,6 +41,7 @@ import type { TableFilter } from './table-filter.ts';
 import { buildTableSchema, readCatalogColumns, type TableSchema } from './table-schema.ts';
 import type { MappingModes } from './type-mapping.ts';
 import type { TypeRegistry } from './type-registry.ts';
+import { UnknownDatatypeError } from './unknown-datatypes.ts';
 
 export interface CompletedTransaction {
   xid: number;
@@ -119,7 +122,12 @@ export class ChangeEventSource {
           this.o.onError(new ReplicationStreamError('decode', message(error), { cause: error }));
         }
       },
-      (error) => this.o.onError(error),
+      (error) => {
+        if (!(error instanceof UnknownDatatypeError)) return this.o.onError(error);
+        // The same WAL would bring the same column again: fatal, like a decode error.
+        this.failed = true;
+        this.o.onError(new ReplicationStreamError('decode', error.message, { cause: error }));
+      },
     );
   }
 

@@ -3,22 +3,42 @@
  * so existing Debezium configs run unchanged. `postgresCdcConfigDefs` goes into the
  * plugin manifest (per-key parsing and /config/validate); `validateCombinations` is the
  * connector's cross-field check (the manifest's `validate`); `readSettings` turns parsed
- * values into the typed settings the task uses.
+ * values into the typed settings the task uses. Debezium keys without a definition here
+ * are refused by the connector's validate (unsupported-keys.ts), and enumerations are
+ * matched case-insensitively, as Debezium matches them.
  */
 import {
   type AnyConfigDef,
   atLeast,
   type ConfigError,
   define,
-  eachOneOf,
   nonEmpty,
-  oneOf,
+  type Validator,
 } from '../../../src/connect/api/index.ts';
 import type { PublicationMode } from './publication.ts';
 import type { FilterLists } from './table-filter.ts';
 import type { DecimalHandlingMode, TimePrecisionMode } from './type-mapping.ts';
 
 export type SnapshotMode = 'initial' | 'initial_only' | 'no_data' | 'always' | 'when_needed';
+
+/**
+ * An enumeration, matched case-insensitively as Debezium's EnumeratedValue.parse does
+ * (snapshot.mode=INITIAL works); readSettings lower-cases the value.
+ */
+const oneOf =
+  (...allowed: string[]): Validator<string> =>
+  (v) =>
+    allowed.includes(v.toLowerCase()) ? undefined : `must be one of ${allowed.join(', ')}`;
+
+/** Like oneOf, for lists (skipped.operations=C,U as Debezium's Operation.forCode reads it). */
+const eachOneOf =
+  (...allowed: string[]): Validator<string[]> =>
+  (v) => {
+    const bad = v.filter((x) => !allowed.includes(x.toLowerCase()));
+    return bad.length === 0
+      ? undefined
+      : `contains ${bad.join(', ')}; allowed values are ${allowed.join(', ')}`;
+  };
 
 const list = (name: string, doc: string) =>
   define<string[]>({ name, type: 'list', default: [], doc, group: 'Filters' });
@@ -214,6 +234,17 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     group: 'Events',
   }),
   define({
+    name: 'include.unknown.datatypes',
+    type: 'boolean',
+    default: false,
+    doc:
+      'A captured column whose type the connector cannot map (money, inet, ranges, geometric ' +
+      "and extension types, ...): true sends it as BYTES holding Postgres' text form of the value, " +
+      'as Debezium does; false fails the connector and the task, naming the column, rather than ' +
+      'leave it out of the events.',
+    group: 'Events',
+  }),
+  define({
     name: 'tombstones.on.delete',
     type: 'boolean',
     default: true,
@@ -337,7 +368,9 @@ export function validateCombinations(v: Readonly<Record<string, unknown>>): Conf
       message: 'needs heartbeat.interval.ms above 0 to ever run',
     });
   }
-  const skipped = (v['skipped.operations'] as string[] | undefined) ?? [];
+  const skipped = ((v['skipped.operations'] as string[] | undefined) ?? []).map((o) =>
+    o.toLowerCase(),
+  );
   if (skipped.includes('none') && skipped.length > 1) {
     errors.push({
       key: 'skipped.operations',
@@ -372,6 +405,7 @@ export interface PostgresCdcSettings {
   snapshotFetchSize: number;
   decimalHandlingMode: DecimalHandlingMode;
   timePrecisionMode: TimePrecisionMode;
+  includeUnknownDatatypes: boolean;
   tombstonesOnDelete: boolean;
   heartbeatIntervalMs: number;
   heartbeatActionQuery: string | null;
@@ -391,6 +425,8 @@ export interface PostgresCdcSettings {
 /** Typed settings from values parsed by postgresCdcConfigDefs. */
 export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcSettings {
   const s = (k: string) => v[k] as string;
+  /** Enumerations (oneOf above): the canonical lower-case spelling. */
+  const e = (k: string) => s(k).toLowerCase();
   const n = (k: string) => v[k] as number;
   const l = (k: string) => v[k] as string[];
   return {
@@ -400,7 +436,7 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
       user: s('database.user'),
       password: (v['database.password'] as string | null) ?? undefined,
       database: s('database.dbname'),
-      sslmode: s('database.sslmode'),
+      sslmode: e('database.sslmode'),
     },
     topicPrefix: s('topic.prefix'),
     filters: {
@@ -418,15 +454,20 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     slotRetryDelayMs: n('slot.retry.delay.ms'),
     errorsMaxRetries: n('errors.max.retries'),
     publicationName: s('publication.name'),
-    publicationMode: s('publication.autocreate.mode') as PublicationMode,
-    snapshotMode: s('snapshot.mode') as SnapshotMode,
+    publicationMode: e('publication.autocreate.mode') as PublicationMode,
+    snapshotMode: e('snapshot.mode') as SnapshotMode,
     snapshotFetchSize: n('snapshot.fetch.size'),
-    decimalHandlingMode: s('decimal.handling.mode') as DecimalHandlingMode,
-    timePrecisionMode: s('time.precision.mode') as TimePrecisionMode,
+    decimalHandlingMode: e('decimal.handling.mode') as DecimalHandlingMode,
+    timePrecisionMode: e('time.precision.mode') as TimePrecisionMode,
+    includeUnknownDatatypes: v['include.unknown.datatypes'] as boolean,
     tombstonesOnDelete: v['tombstones.on.delete'] as boolean,
     heartbeatIntervalMs: n('heartbeat.interval.ms'),
     heartbeatActionQuery: (v['heartbeat.action.query'] as string | null) ?? null,
-    skippedOperations: new Set(l('skipped.operations').filter((o) => o !== 'none')),
+    skippedOperations: new Set(
+      l('skipped.operations')
+        .map((o) => o.toLowerCase())
+        .filter((o) => o !== 'none'),
+    ),
     provideTransactionMetadata: v['provide.transaction.metadata'] as boolean,
     maxBatchSize: n('max.batch.size'),
     maxQueueSize: (v['max.queue.size'] as number | null) ?? 4 * n('max.batch.size'),

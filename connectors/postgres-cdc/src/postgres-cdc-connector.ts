@@ -4,7 +4,8 @@
  * connection at a time, so, as with Debezium, tasks.max above 1 is accepted but one
  * task runs.
  *
- * validate() also refuses a slot.name that another connector of the cluster uses on
+ * validate() refuses the Debezium keys this connector does not implement
+ * (unsupported-keys.ts), and a slot.name that another connector of the cluster uses on
  * the same server: two connectors on one slot drop or confirm each other's changes
  * away. deleted() deals with the slot and publication a deleted connector leaves
  * (connector-deletion.ts). alterOffsets() drops the slot when the offsets are reset
@@ -30,6 +31,7 @@ import { CONNECTOR_VERSION } from './event-builder.ts';
 import { type Logger, pluginLogger } from './logger.ts';
 import { dropSlotWhenInactive } from './replication-slot.ts';
 import { checkDatabase, clientConfig } from './startup-check.ts';
+import { unsupportedKeyErrors } from './unsupported-keys.ts';
 
 /** The plugin's class name and the names it answers to (Debezium's), as index.ts registers them. */
 export const CONNECTOR_CLASS = 'connect.postgres.PostgresCdcSourceConnector';
@@ -74,7 +76,7 @@ export class PostgresCdcSourceConnector implements SourceConnector {
     values: Readonly<Record<string, unknown>>,
     context: ValidationContext = NO_CLUSTER,
   ): ConfigError[] {
-    const errors = validateCombinations(values);
+    const errors = [...unsupportedKeyErrors(values), ...validateCombinations(values)];
     const slot = sharedSlot(values, context);
     if (slot) errors.push(slot);
     return errors;
@@ -82,6 +84,10 @@ export class PostgresCdcSourceConnector implements SourceConnector {
 
   /** Fails (StartupCheckError) when the database cannot serve the connector as configured. */
   async start(config: ConnectorConfig, context?: SourceConnectorContext): Promise<void> {
+    // A config stored before a key was refused must not run without it either.
+    const unsupported = unsupportedKeyErrors(config);
+    if (unsupported.length > 0)
+      throw new ConnectException(unsupported.map((e) => e.message).join('. '));
     const settings = readSettings(parseConfigOrThrow(postgresCdcConfigDefs, config).values);
     await checkDatabase(settings);
     this.config = config;

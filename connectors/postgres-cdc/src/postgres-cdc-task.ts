@@ -84,6 +84,7 @@ import { StreamRunner, type StreamState } from './stream-runner.ts';
 import { TableFilter, type TableId } from './table-filter.ts';
 import type { TableSchema } from './table-schema.ts';
 import { SESSION_OPTIONS } from './text-values.ts';
+import type { MappingModes } from './type-mapping.ts';
 import { TypeRegistry } from './type-registry.ts';
 
 export type TaskPhase = 'starting' | 'snapshot' | StreamState | 'idle';
@@ -549,10 +550,11 @@ export class PostgresCdcSourceTask implements SourceTask {
     );
   }
 
-  private modes() {
+  private modes(): MappingModes {
     return {
       decimalHandlingMode: this.s.decimalHandlingMode,
       timePrecisionMode: this.s.timePrecisionMode,
+      includeUnknownDatatypes: this.s.includeUnknownDatatypes,
     };
   }
 

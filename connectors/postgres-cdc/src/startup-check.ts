@@ -11,6 +11,8 @@
  *   replication-privilege  the user is neither superuser nor has REPLICATION
  *   missing-table     a table.include.list entry matches no table, or nothing is captured
  *   select-privilege  the user cannot SELECT a captured table
+ *   unknown-datatype  a captured column's type has no mapping and
+ *                     include.unknown.datatypes is false (unknown-datatypes.ts)
  *   publication       the publication cannot be created or used as configured
  *   keyless-compacted a captured table has no key and the user's topic.creation.* keys
  *                     make its topic compacted (keyless-tables.ts)
@@ -22,6 +24,8 @@ import type { PostgresCdcSettings } from './connector-config.ts';
 import { keylessCompactedError, keylessTables } from './keyless-tables.ts';
 import { publicationExists } from './publication.ts';
 import { TableFilter, type TableId } from './table-filter.ts';
+import { TypeRegistry } from './type-registry.ts';
+import { unknownDatatypeMessage, unmappedColumns } from './unknown-datatypes.ts';
 
 export type StartupProblem =
   | 'unreachable'
@@ -31,6 +35,7 @@ export type StartupProblem =
   | 'replication-privilege'
   | 'missing-table'
   | 'select-privilege'
+  | 'unknown-datatype'
   | 'publication'
   | 'keyless-compacted';
 
@@ -134,6 +139,14 @@ export async function checkDatabase(s: PostgresCdcSettings): Promise<TableId[]> 
         'select-privilege',
         `User '${c.user}' lacks SELECT on ${denied.join(', ')}: run GRANT SELECT ON ${denied.join(', ')} TO ${client.escapeIdentifier(c.user)}`,
       );
+    if (!s.includeUnknownDatatypes) {
+      const unmapped = await unmappedColumns(client, new TypeRegistry(client), tables, filter, {
+        decimalHandlingMode: s.decimalHandlingMode,
+        timePrecisionMode: s.timePrecisionMode,
+      });
+      if (unmapped.length > 0)
+        throw new StartupCheckError('unknown-datatype', unknownDatatypeMessage(unmapped));
+    }
     const exists = await publicationExists(client, s.publicationName);
     if (!exists && s.publicationMode === 'disabled')
       throw new StartupCheckError(

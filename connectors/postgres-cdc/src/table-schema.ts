@@ -8,8 +8,9 @@
  * follows DDL mid-stream) plus the catalog facts the message lacks: NOT NULL and the
  * primary key. The key is the primary key; without one, the replica identity index's
  * columns (REPLICA IDENTITY USING INDEX); otherwise there is no key (null key).
- * Columns whose type is not captured, or that column.exclude.list removes, are left
- * out of both, as Debezium does.
+ * Columns that column.exclude.list removes are left out of both, as Debezium does; a
+ * column whose type has no mapping is sent as bytes with include.unknown.datatypes
+ * and otherwise fails the build (UnknownDatatypeError, unknown-datatypes.ts).
  */
 import type pg from 'pg';
 import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
@@ -22,8 +23,9 @@ import {
 } from './pgoutput-decoder.ts';
 import { compileRowReader, type ReaderColumn, type RowReader } from './row-reader.ts';
 import type { TableFilter, TableId } from './table-filter.ts';
-import { type ColumnMapping, type MappingModes, mapColumn } from './type-mapping.ts';
+import type { ColumnMapping, MappingModes } from './type-mapping.ts';
 import type { TypeRegistry } from './type-registry.ts';
+import { requireMapping, UnknownDatatypeError, type UnmappedColumn } from './unknown-datatypes.ts';
 
 /** Debezium's placeholder for a TOASTed column Postgres did not send. */
 export const UNAVAILABLE_VALUE = '__debezium_unavailable_value';
@@ -100,13 +102,21 @@ export function buildTableSchema(args: {
   const { id, catalog } = args;
   const base = `${args.topicPrefix}.${id.schema}.${id.table}`;
   const columns: CapturedColumn[] = [];
+  // Every such column of the table named at once, so one config change fixes them all.
+  const unmapped: UnmappedColumn[] = [];
   args.columns.forEach((c, position) => {
     if (!args.filter.includesColumn(id, c.name)) return;
-    const mapping = mapColumn(args.registry, c.typeOid, c.typeMod, args.modes, {
-      table: id,
-      column: c.name,
-    });
-    if (!mapping) return;
+    let mapping: ColumnMapping;
+    try {
+      mapping = requireMapping(args.registry, c.typeOid, c.typeMod, args.modes, {
+        table: id,
+        column: c.name,
+      });
+    } catch (error) {
+      if (!(error instanceof UnknownDatatypeError)) throw error;
+      unmapped.push(...error.columns);
+      return;
+    }
     const optional = !catalog.notNull.has(c.name);
     columns.push({
       name: c.name,
@@ -116,6 +126,7 @@ export function buildTableSchema(args: {
       schema: { ...mapping.schema, optional },
     });
   });
+  if (unmapped.length > 0) throw new UnknownDatatypeError(unmapped);
   let keyNames = catalog.primaryKey;
   if (keyNames.length === 0 && args.replicaIdentity === 'index') {
     keyNames = args.columns.filter((c) => c.isKey).map((c) => c.name);

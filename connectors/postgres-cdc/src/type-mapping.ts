@@ -26,8 +26,8 @@
  *   uuid           io.debezium.data.Uuid, json/jsonb io.debezium.data.Json, xml io.debezium.data.Xml
  *   enum           io.debezium.data.Enum STRING, parameter `allowed` = labels joined by ','
  *   domain         its base type; arrays: ARRAY of the element mapping (optional elements)
- * Types Debezium does not know without include.unknown.datatypes are left out of the
- * event (mapColumn returns null), as Debezium does.
+ * Any other type has no mapping (mapColumn returns null); unknown-datatypes.ts decides
+ * what becomes of such a column (include.unknown.datatypes): it is never left out.
  */
 import { ConnectException, type Schema, Schemas } from '../../../src/connect/api/index.ts';
 import { int64FromText } from './int64.ts';
@@ -57,6 +57,8 @@ export type TimePrecisionMode = 'adaptive' | 'adaptive_time_microseconds' | 'con
 export interface MappingModes {
   decimalHandlingMode: DecimalHandlingMode;
   timePrecisionMode: TimePrecisionMode;
+  /** include.unknown.datatypes (unknown-datatypes.ts); false when absent. */
+  includeUnknownDatatypes?: boolean;
 }
 
 /** The column a mapping converts, for error messages. */
@@ -286,8 +288,8 @@ function baseMapping(
 }
 
 /**
- * The mapping of column `where`, of type `oid` with modifier `typmod`, or null when not
- * captured.
+ * The mapping of column `where`, of type `oid` with modifier `typmod`, or null when
+ * the type has none (see unknown-datatypes.ts).
  */
 export function mapColumn(
   registry: TypeRegistry,

@@ -263,7 +263,8 @@ describe('snapshot inside the slot exported snapshot (real Postgres)', () => {
       CREATE TABLE empty (id int PRIMARY KEY)`);
 
     const { records, chunks, rows } = await snapshotOf(db, ['wide', 'empty', 'only_point'], {
-      filter: noFilter(['public\\.wide\\.secret']),
+      // point has no mapping: left out by the list, not silently (unknown-datatypes.ts).
+      filter: noFilter(['public\\.wide\\.secret', 'public\\.wide\\.p', 'public\\.only_point\\.p']),
     });
 
     expect(rows).toBe(5);
@@ -276,6 +277,31 @@ describe('snapshot inside the slot exported snapshot (real Postgres)', () => {
       ['PostgreSQL_server.public.only_point', null, {}],
     ]);
     expect(envelope(records[4]).source.snapshot).toBe('last');
+  });
+
+  it('fails naming table, column and type for a column without a mapping, and reads it as bytes of its text with include.unknown.datatypes', async () => {
+    const db = await cluster().freshDatabase('unknown');
+    const sql = new pg.Client(cluster().connectionConfig(db));
+    await sql.connect();
+    cleanups.push(() => sql.end());
+    await sql.query(`CREATE TABLE shapes (id int PRIMARY KEY, p point, rs int4range[]);
+      INSERT INTO shapes VALUES (1, '(1,2)', '{"[1,3)"}')`);
+
+    await expect(snapshotOf(db, ['shapes'])).rejects.toThrow(
+      'table public.shapes, column p (type point); table public.shapes, column rs (type int4range[])',
+    );
+    const { records } = await snapshotOf(db, ['shapes'], {
+      modes: {
+        decimalHandlingMode: 'precise',
+        timePrecisionMode: 'adaptive',
+        includeUnknownDatatypes: true,
+      },
+    });
+    expect(envelope(records[0]).after).toEqual({
+      id: 1,
+      p: Buffer.from('(1,2)'),
+      rs: Buffer.from('{"[1,3)"}'),
+    });
   });
 
   it('holds Postgres back while emit is pending, and carries on where it stopped', async () => {

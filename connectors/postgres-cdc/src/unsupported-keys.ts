@@ -1,0 +1,284 @@
+/**
+ * Keys of Debezium's Postgres connector (PostgresConnectorConfig,
+ * RelationalDatabaseConnectorConfig, CommonConnectorConfig) that this connector does
+ * not implement. Each is refused by validate() ("not supported: <key>; <what to do>"),
+ * so a Debezium config that relies on one fails on create (HTTP 400) and on
+ * /config/validate instead of running without it: a column.mask.with.12.chars that
+ * is accepted and ignored sends the PII it was meant to hide.
+ *
+ * Keys implemented are the definitions of connector-config.ts; keys neither defines are
+ * passed through untouched, as Kafka Connect does, and so are the keys every connector
+ * has (name, connector.class, tasks.max, *.converter*, transforms.*, predicates.*,
+ * errors.*, topic.creation.*, config.action.reload, producer/consumer/admin.override.*):
+ * nothing here shares their prefixes. An entry with `accepts` lets through the value
+ * that names what the connector does anyway (interval.handling.mode=numeric), compared
+ * case-insensitively as Debezium compares enumerations.
+ */
+import type { ConfigError } from '../../../src/connect/api/index.ts';
+
+interface UnsupportedKey {
+  /** The key as documented; `<N>`, `<algo>`, `<salt>`, `<name>`, `*` stand for any text. */
+  name: string;
+  advice: string;
+  /** The one value that asks for what the connector does anyway. */
+  accepts?: string;
+}
+
+const NOT_YET = 'not supported yet';
+
+/** Groups of keys; the comment on each says why they are refused. */
+const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
+  {
+    // Column transformations: ignoring them leaks or changes data without a trace.
+    keys: [
+      ...['column.mask.with.<N>.chars', 'column.truncate.to.<N>.chars'].map((name) => ({
+        name,
+        advice: `${NOT_YET}; the values would be sent as they are. Leave the column out with column.exclude.list, or mask it with a transform`,
+      })),
+      ...[
+        'column.mask.hash.<algo>.with.salt.<salt>',
+        'column.mask.hash.v2.<algo>.with.salt.<salt>',
+      ].map((name) => ({
+        name,
+        advice: `${NOT_YET}; the values would be sent unhashed. Leave the column out with column.exclude.list, or hash it with a transform`,
+      })),
+      {
+        name: 'message.key.columns',
+        advice: `${NOT_YET}; events are keyed by the primary key (or REPLICA IDENTITY USING INDEX), and tables without a key get null keys and a cleanup.policy=delete topic`,
+      },
+      ...['column.propagate.source.type', 'datatype.propagate.source.type'].map((name) => ({
+        name,
+        advice: `${NOT_YET}; schemas carry no __debezium.source.column.* parameters`,
+      })),
+      {
+        name: 'binary.handling.mode',
+        advice: `${NOT_YET}; bytea is always sent as bytes`,
+        accepts: 'bytes',
+      },
+      {
+        name: 'interval.handling.mode',
+        advice: `${NOT_YET}; intervals are always io.debezium.time.MicroDuration`,
+        accepts: 'numeric',
+      },
+      {
+        name: 'hstore.handling.mode',
+        advice: `${NOT_YET}; hstore has no mapping: see include.unknown.datatypes`,
+      },
+      {
+        name: 'money.fraction.digits',
+        advice: `${NOT_YET}; money has no mapping: see include.unknown.datatypes`,
+      },
+      {
+        name: 'unavailable.value.placeholder',
+        advice: `${NOT_YET}; unchanged TOASTed values are always __debezium_unavailable_value`,
+      },
+      { name: 'include.schema.comments', advice: NOT_YET, accepts: 'false' },
+      {
+        name: 'schema.name.adjustment.mode',
+        advice: `${NOT_YET}; schema names are used as they are`,
+      },
+      { name: 'field.name.adjustment.mode', advice: `${NOT_YET}; field names are column names` },
+      { name: 'converters', advice: `${NOT_YET}; use a transform on the records instead` },
+      { name: 'post.processors', advice: `${NOT_YET}; use a transform on the records instead` },
+    ],
+  },
+  {
+    // The snapshot is fixed: REPEATABLE READ inside the slot's exported snapshot, ACCESS
+    // SHARE locks, every captured table in full (snapshot-reader.ts).
+    keys: [
+      ...[
+        'snapshot.mode.configuration.based.*',
+        'snapshot.mode.custom.name',
+        'snapshot.query.mode',
+        'snapshot.query.mode.custom.name',
+        'snapshot.locking.mode.custom.name',
+      ].map((name) => ({
+        name,
+        advice: `${NOT_YET}; snapshot.mode is one of initial, initial_only, no_data, always, when_needed`,
+      })),
+      {
+        name: 'snapshot.isolation.mode',
+        advice: `${NOT_YET}; the snapshot reads REPEATABLE READ inside the slot's exported snapshot`,
+        accepts: 'repeatable_read',
+      },
+      {
+        name: 'snapshot.locking.mode',
+        advice: `${NOT_YET}; the snapshot takes ACCESS SHARE locks (shared)`,
+        accepts: 'shared',
+      },
+      ...['snapshot.select.statement.overrides', 'snapshot.select.statement.overrides.*'].map(
+        (name) => ({
+          name,
+          advice: `${NOT_YET}; the snapshot reads whole tables. Use column.exclude.list or table.exclude.list`,
+        }),
+      ),
+      {
+        name: 'snapshot.include.collection.list',
+        advice: `${NOT_YET}; every captured table is snapshotted. Use table.include.list`,
+      },
+      ...[
+        'snapshot.delay.ms',
+        'snapshot.max.threads',
+        'snapshot.lock.timeout.ms',
+        'snapshot.tables.order.by.row.count',
+        'snapshot.full.column.scan.force',
+        'streaming.delay.ms',
+      ].map((name) => ({ name, advice: NOT_YET })),
+      ...[
+        'incremental.snapshot.chunk.size',
+        'incremental.snapshot.allow.schema.changes',
+        'incremental.snapshot.watermarking.strategy',
+        'read.only',
+      ].map((name) => ({ name, advice: `${NOT_YET}: there are no incremental snapshots` })),
+    ],
+  },
+  {
+    // Replication and connection options the stream and its connections do not apply.
+    keys: [
+      ...[
+        'slot.stream.params',
+        'slot.failover',
+        'replica.identity.autoset.values',
+        'xmin.fetch.interval.ms',
+        'lsn.flush.timeout.ms',
+        'lsn.flush.timeout.action',
+        'offset.mismatch.strategy',
+        'internal.slot.seek.to.known.offset.on.start',
+        'internal.create.slot.command.timeout',
+        'message.prefix.include.list',
+        'message.prefix.exclude.list',
+        'database.initial.statements',
+        'database.query.timeout.ms',
+        'database.tcpKeepAlive',
+        'retriable.restart.connector.wait.ms',
+        'query.fetch.size',
+        'max.queue.size.in.bytes',
+      ].map((name) => ({ name, advice: NOT_YET })),
+      { name: 'publish.via.partition.root', advice: NOT_YET, accepts: 'false' },
+      {
+        name: 'lsn.flush.mode',
+        advice: `${NOT_YET}; the connector confirms what Kafka holds`,
+        accepts: 'connector',
+      },
+      {
+        name: 'flush.lsn.source',
+        advice: `${NOT_YET}; the connector confirms what Kafka holds`,
+        accepts: 'true',
+      },
+      {
+        name: 'schema.refresh.mode',
+        advice: `${NOT_YET}; schemas follow every Relation message`,
+        accepts: 'columns_diff',
+      },
+      {
+        name: 'table.ignore.builtin',
+        advice: `${NOT_YET}; system schemas are never captured`,
+        accepts: 'true',
+      },
+      {
+        name: 'event.processing.failure.handling.mode',
+        advice: `${NOT_YET}; an event that cannot be built fails the task`,
+        accepts: 'fail',
+      },
+      ...[
+        'database.sslcert',
+        'database.sslkey',
+        'database.sslpassword',
+        'database.sslrootcert',
+        'database.sslfactory',
+      ].map((name) => ({
+        name,
+        advice: `${NOT_YET}; TLS is set by database.sslmode alone (the system's CA certificates)`,
+      })),
+    ],
+  },
+  {
+    // Topic naming, heartbeat topics, signals, notifications and metrics are fixed.
+    keys: [
+      ...[
+        'topic.naming.strategy',
+        'topic.delimiter',
+        'topic.cache.size',
+        'topic.heartbeat.prefix',
+        'topic.transaction',
+        'heartbeat.topics.prefix',
+      ].map((name) => ({
+        name,
+        advice: `${NOT_YET}; topics are <topic.prefix>.<schema>.<table> and __debezium-heartbeat.<topic.prefix>`,
+      })),
+      { name: 'transaction.metadata.factory', advice: NOT_YET },
+      {
+        name: 'source.info.struct.maker',
+        advice: `${NOT_YET}; the source block is Debezium's Postgres one`,
+      },
+      ...[
+        'signal.data.collection',
+        'signal.enabled.channels',
+        'signal.poll.interval.ms',
+        'signal.kafka.*',
+        'signal.consumer.*',
+        'notification.enabled.channels',
+        'notification.sink.topic.name',
+      ].map((name) => ({ name, advice: `${NOT_YET}: the connector reads no signals` })),
+      ...[
+        'custom.metric.tags',
+        'advanced.metrics.enable',
+        'extended.headers.enabled',
+        'openlineage.integration.*',
+        'guardrail.collections.max',
+        'guardrail.collections.limit.action',
+      ].map((name) => ({ name, advice: NOT_YET })),
+    ],
+  },
+  {
+    // Debezium 1.x names, removed in 2.0: a config still using one would capture more
+    // (or less) than it says.
+    keys: [
+      ['database.server.name', 'topic.prefix'],
+      ['table.whitelist', 'table.include.list'],
+      ['table.blacklist', 'table.exclude.list'],
+      ['schema.whitelist', 'schema.include.list'],
+      ['schema.blacklist', 'schema.exclude.list'],
+      ['column.whitelist', 'column.include.list'],
+      ['column.blacklist', 'column.exclude.list'],
+    ].map(([name, now]) => ({ name, advice: `renamed ${now} in Debezium 2.0; use ${now}` })),
+  },
+];
+
+interface Matcher extends UnsupportedKey {
+  test(key: string): boolean;
+}
+
+function matcher(k: UnsupportedKey): Matcher {
+  if (!/<[a-zA-Z]+>|\*/.test(k.name)) return { ...k, test: (key) => key === k.name };
+  const source = k.name
+    .split(/(<[a-zA-Z]+>|\*)/)
+    .map((part) =>
+      part === '<N>'
+        ? '\\d+'
+        : part.startsWith('<') || part === '*'
+          ? '.+'
+          : part.replace(/[.]/g, '\\.'),
+    )
+    .join('');
+  const re = new RegExp(`^${source}$`);
+  return { ...k, test: (key) => re.test(key) };
+}
+
+const MATCHERS: readonly Matcher[] = GROUPS.flatMap((g) => g.keys.map(matcher));
+
+/** Every refused key as documented (patterns with their placeholders). */
+export const UNSUPPORTED_KEYS: readonly string[] = MATCHERS.map((m) => m.name);
+
+/** One error per key of `values` that Debezium defines and this connector does not implement. */
+export function unsupportedKeyErrors(values: Readonly<Record<string, unknown>>): ConfigError[] {
+  const errors: ConfigError[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    const m = MATCHERS.find((x) => x.test(key));
+    if (!m) continue;
+    const given = typeof value === 'string' ? value.trim().toLowerCase() : String(value);
+    if (m.accepts !== undefined && given === m.accepts) continue;
+    errors.push({ key, value, message: `not supported: ${key}; ${m.advice}` });
+  }
+  return errors;
+}
