@@ -45,6 +45,7 @@ export const restMessages = {
     'Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)',
   timedOut: 'Request timed out',
   notFound: 'HTTP 404 Not Found',
+  methodNotAllowed: 'HTTP 405 Method Not Allowed',
   unsupportedMediaType: 'HTTP 415 Unsupported Media Type',
   topicTrackingDisabled: 'Topic tracking is disabled.',
   topicTrackingResetDisabled: 'Topic tracking reset is disabled.',

@@ -28,6 +28,7 @@ import { registerConnectorOffsetsResource } from './connector-offsets-resource.t
 import { registerConnectorPluginsResource } from './connector-plugins-resource.ts';
 import { registerConnectorStateResource } from './connector-state-resource.ts';
 import { registerConnectorsResource } from './connectors-resource.ts';
+import { KnownPaths } from './known-paths.ts';
 import { forwardToLeader } from './leader-forwarding.ts';
 import { LoggerLevels } from './logger-levels.ts';
 import { registerLoggersResource } from './loggers-resource.ts';
@@ -115,8 +116,13 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
     return reply.code(status).send(body);
   });
 
-  app.setNotFoundHandler(async (_request, reply) =>
-    reply.code(404).send({ error_code: 404, message: restMessages.notFound }),
+  // A known path with another method is Jersey's 405; only unknown paths are 404.
+  const knownPaths = new KnownPaths();
+  app.addHook('onRoute', (route) => knownPaths.add(route.url));
+  app.setNotFoundHandler(async (request, reply) =>
+    knownPaths.has(request.url)
+      ? reply.code(405).send({ error_code: 405, message: restMessages.methodNotAllowed })
+      : reply.code(404).send({ error_code: 404, message: restMessages.notFound }),
   );
 
   registerRootResource(app, ctx);

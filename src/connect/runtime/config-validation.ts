@@ -5,7 +5,7 @@
  *
  *   { "name": "<connector.class as given>", "error_count": N, "groups": [...],
  *     "configs": [ { "definition": {name, type, required, default_value, importance,
- *                    documentation, group, order_in_group, width, display_name,
+ *                    documentation, group, order, width, display_name,
  *                    dependents} | null,
  *                    "value": {name, value, recommended_values, errors, visible} } ] }
  *
@@ -50,7 +50,8 @@ export interface ConfigKeyInfo {
   importance: string;
   documentation: string;
   group: string | null;
-  order_in_group: number;
+  /** Kafka serializes ConfigKeyInfo.orderInGroup as "order" (its getter's @JsonProperty). */
+  order: number;
   width: string;
   display_name: string;
   dependents: string[];
@@ -374,7 +375,7 @@ function recommendations(def: AnyConfigDef, plugins: PluginRegistry): string[] {
     .map((p) => p.class);
 }
 
-/** ConfigKeyInfo of one definition; order_in_group counts within its group from 1. */
+/** ConfigKeyInfo of one definition; order counts within its group from 1. */
 export function configKeyInfo(def: AnyConfigDef, siblings: readonly AnyConfigDef[]): ConfigKeyInfo {
   const order =
     def.group === undefined ? -1 : siblings.filter((d) => d.group === def.group).indexOf(def) + 1;
@@ -386,7 +387,7 @@ export function configKeyInfo(def: AnyConfigDef, siblings: readonly AnyConfigDef
     importance: (def.importance ?? 'medium').toUpperCase(),
     documentation: def.doc,
     group: def.group ?? null,
-    order_in_group: order,
+    order,
     width: 'NONE',
     display_name: def.name,
     dependents: [],

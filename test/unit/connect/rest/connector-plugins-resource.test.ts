@@ -64,7 +64,7 @@ describe('GET /connector-plugins/{plugin}/config', () => {
       importance: 'HIGH',
       documentation: expect.any(String),
       group: null,
-      order_in_group: -1,
+      order: -1,
       width: 'NONE',
       display_name: 'file',
       dependents: [],

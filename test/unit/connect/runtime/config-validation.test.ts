@@ -47,7 +47,7 @@ describe('validateConnectorConfig', () => {
         importance: 'HIGH',
         documentation: 'Maximum number of tasks to use for this connector.',
         group: 'Common',
-        order_in_group: 3,
+        order: 3,
         width: 'NONE',
         display_name: 'tasks.max',
         dependents: [],
