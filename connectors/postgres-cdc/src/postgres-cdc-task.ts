@@ -75,7 +75,7 @@ import {
   type ExportedSnapshot,
   readSlot,
 } from './replication-slot.ts';
-import { inspectSlot, inspectSlotOnce, type SlotUsage } from './slot-usage.ts';
+import { inspectSlotOnce, type SlotUsage } from './slot-usage.ts';
 import { readSnapshot, type SnapshotProgress } from './snapshot-reader.ts';
 import { dropOwnSlot, waitForOwnSlot } from './snapshot-slot.ts';
 import { parseStoredOffset, planStart, type StartPlan } from './start-plan.ts';
@@ -195,7 +195,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       slotConfirmed = slot?.confirmedFlushLsn ?? null;
       plan = planStart(this.s.snapshotMode, parseStoredOffset(stored), {
         name: this.s.slotName,
-        usage: slot === null ? null : await inspectSlot(admin, this.s.slotName),
+        usage: slot?.usage ?? null,
         checkResume: (lsn) => checkResume(slot, this.s.slotName, this.s.connection.database, lsn),
       });
       this.log.info({ plan }, `start plan: ${plan.action}`);
@@ -305,19 +305,8 @@ export class PostgresCdcSourceTask implements SourceTask {
 
   /** Bytes of WAL the slot holds beyond its confirmed position, asked of Postgres. */
   async slotLagBytes(): Promise<number | null> {
-    const client = new pg.Client(clientConfig(this.s));
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      const r = await client.query(
-        `SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint::text AS lag
-           FROM pg_replication_slots WHERE slot_name = $1`,
-        [this.s.slotName],
-      );
-      return r.rows[0]?.lag == null ? null : Number(r.rows[0].lag);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    const usage = await inspectSlotOnce(clientConfig(this.s), this.s.slotName, INSPECT_TIMEOUT_MS);
+    return usage?.lagBytes ?? null;
   }
 
   private eventContext(): EventContext {

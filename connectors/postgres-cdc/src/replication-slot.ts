@@ -23,7 +23,10 @@ import {
   describeRetained,
   inspectSlot,
   isSlotInUse,
+  SLOT_USAGE_COLUMNS,
+  SLOT_USAGE_FROM,
   type SlotUsage,
+  usageFromRow,
 } from './slot-usage.ts';
 
 export class SlotError extends Error {
@@ -52,6 +55,8 @@ export interface SlotInfo {
   confirmedFlushLsn: Lsn | null;
   /** reserved, extended, unreserved or lost (lost: WAL it needed was removed). */
   walStatus: string | null;
+  /** Who holds it and what it retains, read in the same query. */
+  usage: SlotUsage;
 }
 
 export interface ExportedSnapshot {
@@ -64,8 +69,9 @@ export interface ExportedSnapshot {
 
 export async function readSlot(client: pg.Client, slotName: string): Promise<SlotInfo | null> {
   const result = await client.query(
-    `SELECT slot_name, plugin, database, active, restart_lsn::text, confirmed_flush_lsn::text, wal_status
-       FROM pg_replication_slots WHERE slot_name = $1`,
+    `SELECT s.slot_name, s.plugin, s.database, s.restart_lsn::text, s.confirmed_flush_lsn::text,
+            s.wal_status, ${SLOT_USAGE_COLUMNS}
+       FROM ${SLOT_USAGE_FROM}`,
     [slotName],
   );
   const row = result.rows[0];
@@ -78,6 +84,7 @@ export async function readSlot(client: pg.Client, slotName: string): Promise<Slo
     restartLsn: row.restart_lsn ? parseLsn(row.restart_lsn) : null,
     confirmedFlushLsn: row.confirmed_flush_lsn ? parseLsn(row.confirmed_flush_lsn) : null,
     walStatus: row.wal_status,
+    usage: usageFromRow(row),
   };
 }
 

@@ -21,33 +21,44 @@ export interface SlotUsage {
   lagBytes: number | null;
 }
 
-export async function inspectSlot(client: pg.Client, slotName: string): Promise<SlotUsage | null> {
-  const result = await client.query(
-    `SELECT s.active, s.active_pid, a.application_name, host(a.client_addr) AS client_addr,
-            (pg_current_wal_lsn() - s.restart_lsn)::bigint::text AS retained,
-            pg_size_pretty(pg_current_wal_lsn() - s.restart_lsn) AS retained_pretty,
-            (pg_current_wal_lsn() - s.confirmed_flush_lsn)::bigint::text AS lag
-       FROM pg_replication_slots s LEFT JOIN pg_stat_activity a ON a.pid = s.active_pid
-      WHERE s.slot_name = $1`,
-    [slotName],
-  );
-  const row = result.rows[0];
-  if (!row) return null;
-  const bytes = (v: string | null) => (v === null ? null : Number(v));
+/**
+ * The columns of pg_replication_slots `s` joined with pg_stat_activity `a` that a
+ * SlotUsage is read from (usageFromRow), for queries that want more of the slot too.
+ */
+export const SLOT_USAGE_COLUMNS = `s.active, s.active_pid, a.application_name, host(a.client_addr) AS client_addr,
+       (pg_current_wal_lsn() - s.restart_lsn)::bigint::text AS retained,
+       pg_size_pretty(pg_current_wal_lsn() - s.restart_lsn) AS retained_pretty,
+       (pg_current_wal_lsn() - s.confirmed_flush_lsn)::bigint::text AS lag`;
+
+/** The FROM clause SLOT_USAGE_COLUMNS needs, for the slot named by $1. */
+export const SLOT_USAGE_FROM = `pg_replication_slots s LEFT JOIN pg_stat_activity a ON a.pid = s.active_pid
+ WHERE s.slot_name = $1`;
+
+/** A row with SLOT_USAGE_COLUMNS as a SlotUsage. */
+export function usageFromRow(row: Record<string, unknown>): SlotUsage {
+  const bytes = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
-    active: row.active,
+    active: row.active === true,
     holder:
-      row.active_pid === null
+      row.active_pid === null || row.active_pid === undefined
         ? null
         : {
             pid: Number(row.active_pid),
-            applicationName: row.application_name ?? null,
-            clientAddr: row.client_addr ?? null,
+            applicationName: (row.application_name as string | null) ?? null,
+            clientAddr: (row.client_addr as string | null) ?? null,
           },
     retainedBytes: bytes(row.retained),
-    retainedPretty: row.retained_pretty ?? null,
+    retainedPretty: (row.retained_pretty as string | null) ?? null,
     lagBytes: bytes(row.lag),
   };
+}
+
+export async function inspectSlot(client: pg.Client, slotName: string): Promise<SlotUsage | null> {
+  const result = await client.query(`SELECT ${SLOT_USAGE_COLUMNS} FROM ${SLOT_USAGE_FROM}`, [
+    slotName,
+  ]);
+  const row = result.rows[0];
+  return row ? usageFromRow(row) : null;
 }
 
 /**
