@@ -50,18 +50,6 @@ describe('Postgres CDC task and its replication slot (real Postgres)', () => {
     return d;
   }
 
-  async function pollUntilFailure(d: TaskDriver, ms = 20_000): Promise<Error> {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      try {
-        await d.pollOnce();
-      } catch (e) {
-        return e as Error;
-      }
-    }
-    throw new Error(`timed out waiting for the task to fail; troubles: ${d.troubles.join(' | ')}`);
-  }
-
   async function slotRow(sql: pg.Client, slot: string) {
     const r = await sql.query(
       'SELECT active, active_pid, confirmed_flush_lsn::text AS confirmed FROM pg_replication_slots WHERE slot_name = $1',
@@ -164,7 +152,7 @@ describe('Postgres CDC task and its replication slot (real Postgres)', () => {
       { ...small, 'slot.max.retries': '2', 'slot.retry.delay.ms': '50' },
       offsets,
     );
-    const error = await pollUntilFailure(second);
+    const error = await second.pollUntilFailure();
 
     const troubles = second.troubles.filter((t): t is string => t !== null);
     expect(troubles.length).toBeGreaterThanOrEqual(2);
@@ -190,7 +178,7 @@ describe('Postgres CDC task and its replication slot (real Postgres)', () => {
       'slot.max.retries': '3',
       'slot.retry.delay.ms': '50',
     });
-    const error = await pollUntilFailure(d);
+    const error = await d.pollUntilFailure();
 
     const troubles = d.troubles.filter((t): t is string => t !== null);
     expect(troubles.map((t) => /retry (\d) of 3/.exec(t)?.[1])).toEqual(['1', '2', '3']);
@@ -246,7 +234,7 @@ describe('Postgres CDC task and its replication slot (real Postgres)', () => {
       [db],
     );
 
-    const error = await pollUntilFailure(d);
+    const error = await d.pollUntilFailure();
 
     const troubles = d.troubles.filter((t): t is string => t !== null);
     expect(troubles.map((t) => /retry (\d) of 2/.exec(t)?.[1])).toEqual(['1', '2']);

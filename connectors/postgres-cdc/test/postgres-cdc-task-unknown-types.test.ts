@@ -31,18 +31,6 @@ describe('Postgres CDC columns of types without a mapping (real Postgres)', () =
     return { task: t, driver: new TaskDriver(t, new InMemoryOffsets()) };
   }
 
-  async function pollUntilFailure(driver: TaskDriver, ms = 20_000): Promise<Error> {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      try {
-        await driver.pollOnce();
-      } catch (e) {
-        return e as Error;
-      }
-    }
-    throw new Error(`timed out waiting for the task to fail; delivered ${driver.delivered.length}`);
-  }
-
   it('refuses to start the connector and the task, naming table, column, type and include.unknown.datatypes=true', async () => {
     const { db } = await database(UNMAPPED);
     const connector = new PostgresCdcSourceConnector();
@@ -99,7 +87,7 @@ describe('Postgres CDC columns of types without a mapping (real Postgres)', () =
       "ALTER TABLE t ADD COLUMN addr macaddr; INSERT INTO t VALUES (2, '08:00:2b:01:02:03')",
     );
 
-    const error = await pollUntilFailure(driver);
+    const error = await driver.pollUntilFailure();
 
     expect(error.message).toMatch(
       /table public\.t, column addr \(type macaddr\)\. Set include\.unknown\.datatypes=true /,
@@ -115,7 +103,7 @@ describe('Postgres CDC columns of types without a mapping (real Postgres)', () =
       "CREATE TABLE later (id int PRIMARY KEY, p point); INSERT INTO later VALUES (1, '(1,2)')",
     );
 
-    const error = await pollUntilFailure(driver);
+    const error = await driver.pollUntilFailure();
 
     expect(error.message).toMatch(
       /table public\.later, column p \(type point\)\. Set include\.unknown\.datatypes=true /,

@@ -197,26 +197,13 @@ describe('Postgres CDC source task, driven as the runtime drives it (real Postgr
     expect(envelope(records[2]).source.snapshot).toBe('last');
   });
 
-  /** Polls until poll() throws, and returns what it threw. */
-  async function pollUntilFailure(driver: TaskDriver, ms = 20_000): Promise<Error> {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      try {
-        await driver.pollOnce();
-      } catch (e) {
-        return e as Error;
-      }
-    }
-    throw new Error(`timed out waiting for the task to fail; delivered ${driver.delivered.length}`);
-  }
-
   it('fails the snapshot on a numeric NaN in precise mode, naming table, column, value and the fix, and reads it once decimal.handling.mode=string', async () => {
     const { db } = await database(`CREATE TABLE prices (id int PRIMARY KEY, amount numeric(10, 2));
       INSERT INTO prices VALUES (1, 9.99), (2, 'NaN')`);
     const offsets = new InMemoryOffsets();
     const first = await run(db, {}, offsets);
 
-    const error = await pollUntilFailure(first);
+    const error = await first.pollUntilFailure();
 
     expect(error.message).toMatch(
       /^snapshot failed: Table public\.prices, column amount: value 'NaN' cannot be represented with decimal\.handling\.mode=precise: .* Set decimal\.handling\.mode=string .* or decimal\.handling\.mode=double /,
@@ -242,7 +229,7 @@ describe('Postgres CDC source task, driven as the runtime drives it (real Postgr
       "BEGIN; INSERT INTO m VALUES (2, 2); INSERT INTO m VALUES (3, '-Infinity'); COMMIT",
     );
 
-    const error = await pollUntilFailure(first);
+    const error = await first.pollUntilFailure();
 
     expect(error.message).toMatch(
       /^replication stream failed: Table public\.m, column v: value '-Infinity' cannot be represented with decimal\.handling\.mode=precise: /,

@@ -108,6 +108,21 @@ export class TaskDriver {
     return this.delivered;
   }
 
+  /** Poll until poll() throws, and return what it threw. */
+  async pollUntilFailure(ms = 20_000): Promise<Error> {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      try {
+        await this.pollOnce();
+      } catch (e) {
+        return e as Error;
+      }
+    }
+    throw new Error(
+      `timed out waiting for the task to fail; delivered ${this.delivered.length} records, troubles: ${this.troubles.join(' | ')}`,
+    );
+  }
+
   /** An offset flush: store the last acknowledged record's offset, then commit(). */
   async flushOffsets(upTo: SourceRecord | null = this.lastAcked): Promise<void> {
     if (upTo) this.offsets.put(upTo.sourcePartition, upTo.sourceOffset);

@@ -18,7 +18,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
+import type pg from 'pg';
 import { onTestFailed, onTestFinished } from 'vitest';
+import type { PostgresCluster } from '../../helpers/postgres.ts';
 import { type TestProcess, useConnect } from '../../helpers/processes.ts';
 
 export const cdcPluginPath = fileURLToPath(
@@ -246,4 +248,21 @@ export async function readTopicWithKcat(bootstrap: string, topic: string): Promi
         value: value === 'NULL' ? null : value,
       };
     });
+}
+
+/**
+ * A fresh database of `cluster` with `ddl` applied (if any) and a client on it, closed
+ * when the current test ends.
+ */
+export async function useDatabase(
+  cluster: PostgresCluster,
+  prefix: string,
+  ddl?: string,
+): Promise<{ db: string; sql: pg.Client }> {
+  const db = await cluster.freshDatabase(prefix);
+  const sql = await cluster.client(db);
+  sql.on('error', () => undefined);
+  onTestFinished(() => sql.end().catch(() => undefined));
+  if (ddl !== undefined) await sql.query(ddl);
+  return { db, sql };
 }

@@ -7,7 +7,7 @@
  * compacted topics explicitly).
  */
 import type pg from 'pg';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { usePostgres } from '../../helpers/postgres.ts';
 import { useTmpDir } from '../../helpers/tmp-dir.ts';
 import {
@@ -17,19 +17,13 @@ import {
   rest,
   startCdcWorker,
   useAdmin,
+  useDatabase,
   waitFor,
 } from './cdc-worker.ts';
 
 const cluster = usePostgres();
 
-async function database(prefix: string, ddl: string): Promise<{ db: string; sql: pg.Client }> {
-  const db = await cluster().freshDatabase(prefix);
-  const sql = await cluster().client(db);
-  sql.on('error', () => undefined);
-  onTestFinished(() => sql.end().catch(() => undefined));
-  await sql.query(ddl);
-  return { db, sql };
-}
+const database = (prefix: string, ddl: string) => useDatabase(cluster(), prefix, ddl);
 
 const exists = async (sql: pg.Client, table: string, column: string, name: string) =>
   (await sql.query(`SELECT 1 FROM ${table} WHERE ${column} = $1`, [name])).rowCount === 1;

@@ -16,20 +16,15 @@ import {
   rest,
   startCdcWorker,
   useAdmin,
+  useDatabase,
   waitFor,
 } from './cdc-worker.ts';
 
 const cluster = usePostgres();
 const TOPIC = 'PostgreSQL_server.public.t';
 
-async function database(prefix: string) {
-  const db = await cluster().freshDatabase(prefix);
-  const sql = await cluster().client(db);
-  sql.on('error', () => undefined);
-  onTestFinished(() => sql.end().catch(() => undefined));
-  await sql.query('CREATE TABLE t (id int PRIMARY KEY, v int)');
-  return { db, sql };
-}
+const database = (prefix: string) =>
+  useDatabase(cluster(), prefix, 'CREATE TABLE t (id int PRIMARY KEY, v int)');
 
 describe('Postgres CDC through a standalone worker: one slot, one reader', () => {
   it('refuses a second connector with the same slot.name (400, naming the first), and the first loses no change', async () => {

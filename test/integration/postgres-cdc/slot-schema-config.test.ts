@@ -16,6 +16,7 @@ import {
   rest,
   startCdcWorker,
   useAdmin,
+  useDatabase,
   waitFor,
 } from './cdc-worker.ts';
 
@@ -30,13 +31,7 @@ const CURRENT_LSN = "SELECT (pg_current_wal_lsn() - '0/0')::bigint::text AS l";
 const CONFIRMED_LSN =
   "SELECT (confirmed_flush_lsn - '0/0')::bigint::text AS l FROM pg_replication_slots WHERE slot_name = $1";
 
-async function database(prefix: string): Promise<{ db: string; sql: pg.Client }> {
-  const db = await cluster().freshDatabase(prefix);
-  const sql = await cluster().client(db);
-  sql.on('error', () => undefined);
-  onTestFinished(() => sql.end().catch(() => undefined));
-  return { db, sql };
-}
+const database = (prefix: string) => useDatabase(cluster(), prefix);
 
 /**
  * The trace of the connector or its task once either is FAILED: the start-up checks

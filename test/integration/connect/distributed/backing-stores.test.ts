@@ -6,13 +6,18 @@
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { ConnectorTaskId } from '../../../../src/connect/herder/herder.ts';
+import { StatusReporter } from '../../../../src/connect/herder/status-reporter.ts';
+import { TaskTrouble } from '../../../../src/connect/runtime/task-trouble.ts';
 import {
   type ConfigUpdateListener,
   configuredWork,
 } from '../../../../src/connect/storage/config-backing-store.ts';
 import { KafkaBasedLog } from '../../../../src/connect/storage/kafka-based-log.ts';
 import { KafkaConfigBackingStore } from '../../../../src/connect/storage/kafka-config-backing-store.ts';
-import { KafkaStatusBackingStore } from '../../../../src/connect/storage/kafka-status-backing-store.ts';
+import {
+  KafkaStatusBackingStore,
+  taskStatusKey,
+} from '../../../../src/connect/storage/kafka-status-backing-store.ts';
 import { ClusterClient } from '../../../../src/protocol/client/cluster-client.ts';
 import { getLogger } from '../../../../src/util/logger.ts';
 import { startTestBroker, type TestBroker } from '../../../helpers/broker.ts';
@@ -85,6 +90,13 @@ async function rawRecords(
   await log.stop();
   return records;
 }
+
+/** The values written under `key` to a 5-partition status topic, in order, as text. */
+async function rawValuesOf(topic: string, key: string): Promise<Array<string | null>> {
+  return (await rawRecords(topic, 5)).filter(([k]) => k === key).map(([, v]) => v);
+}
+
+const id = { connector: 'cdc', task: 0 };
 
 function recordingListener(): ConfigUpdateListener & { events: string[] } {
   const events: string[] = [];
@@ -364,5 +376,80 @@ describe('KafkaStatusBackingStore', () => {
       workerId: 'w2:8083',
       generation: 6,
     });
+  });
+});
+
+describe('KafkaStatusBackingStore with a RUNNING trace', () => {
+  it('writes a RUNNING status with its trace in Connect’s layout, and another worker reads it back', async () => {
+    const writer = await statusStore('status-trace');
+    const reader = await statusStore('status-trace');
+
+    await writer.putTask({
+      id,
+      state: 'RUNNING',
+      trace: 'waiting for X',
+      workerId: 'w1:8083',
+      generation: 2,
+    });
+    await reader.readToEnd();
+    const troubled = reader.getTask(id);
+    await writer.putTask({ id, state: 'RUNNING', trace: null, workerId: 'w1:8083', generation: 2 });
+    await reader.readToEnd();
+
+    expect(troubled).toEqual({
+      id,
+      state: 'RUNNING',
+      trace: 'waiting for X',
+      workerId: 'w1:8083',
+      generation: 2,
+    });
+    expect(reader.getTask(id)?.trace).toBeNull();
+    expect(await rawValuesOf('status-trace', taskStatusKey(id))).toEqual([
+      '{"state":"RUNNING","trace":"waiting for X","worker_id":"w1:8083","generation":2}',
+      '{"state":"RUNNING","trace":null,"worker_id":"w1:8083","generation":2}',
+    ]);
+  });
+
+  it('reads a RUNNING trace written by another Connect worker', async () => {
+    const reader = await statusStore('status-java');
+
+    await producer.send({
+      topic: 'status-java',
+      acks: -1,
+      messages: [
+        {
+          key: taskStatusKey(id),
+          value: '{"state":"RUNNING","trace":"slot busy","worker_id":"java:8083","generation":9}',
+        },
+      ],
+    });
+    await reader.readToEnd();
+
+    expect(reader.getTask(id)).toMatchObject({ state: 'RUNNING', trace: 'slot busy' });
+  });
+
+  it("carries a task's reported trouble through the distributed status path to the topic", async () => {
+    const store = await statusStore('status-reported');
+    const reporter = new StatusReporter({
+      store,
+      workerId: () => 'w1:8083',
+      generation: () => 4,
+      topicTracking: false,
+      logger,
+    });
+    const trouble = new TaskTrouble(id, reporter);
+    trouble.listener.taskState(id, 'RUNNING');
+
+    trouble.report('waiting for X');
+    await reporter.flush();
+    await store.readToEnd();
+    const troubled = store.getTask(id);
+    trouble.report(null);
+    await reporter.flush();
+    await store.readToEnd();
+
+    expect(troubled).toMatchObject({ state: 'RUNNING', trace: 'waiting for X', generation: 4 });
+    expect(store.getTask(id)).toMatchObject({ state: 'RUNNING', trace: null });
+    expect(await rawValuesOf('status-reported', taskStatusKey(id))).toHaveLength(3);
   });
 });
