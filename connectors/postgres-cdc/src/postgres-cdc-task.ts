@@ -57,12 +57,7 @@ import {
 } from './connector-config.ts';
 import { CONNECTOR_VERSION, type EventContext } from './event-builder.ts';
 import { heartbeatRecord } from './heartbeat.ts';
-import {
-  explicitCompaction,
-  keylessCompactedError,
-  keylessTables,
-  tableTopic,
-} from './keyless-tables.ts';
+import { explicitCompaction, keylessCompactedError, tableTopic } from './keyless-tables.ts';
 import { type Logger, pluginLogger } from './logger.ts';
 import { formatLsn, type Lsn } from './lsn.ts';
 import { ensurePublication } from './publication.ts';
@@ -170,7 +165,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       () => this.runner?.pause(),
       () => this.runner?.resume(),
     );
-    const tables = await checkDatabase(this.s);
+    const { tables, keyless } = await checkDatabase(this.s);
     const connection = this.connection();
     const stored = await context.offsetStorageReader.offset(this.partition);
     this.storedAtStart = stored;
@@ -189,8 +184,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       if (published !== 'unchanged')
         this.log.info({ publication: this.s.publicationName }, `publication ${published}`);
       // Before anything can be polled: the runtime creates a topic at its first record.
-      for (const id of await keylessTables(admin, tables, new TableFilter(this.s.filters)))
-        this.markKeyless(id, tableTopic(this.s.topicPrefix, id));
+      for (const id of keyless) this.markKeyless(id, tableTopic(this.s.topicPrefix, id));
       const slot = await readSlot(admin, this.s.slotName);
       slotConfirmed = slot?.confirmedFlushLsn ?? null;
       plan = planStart(this.s.snapshotMode, parseStoredOffset(stored), {

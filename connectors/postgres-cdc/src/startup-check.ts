@@ -80,7 +80,13 @@ export async function capturedTables(client: pg.Client, filter: TableFilter): Pr
   return result.rows.filter((t) => filter.includesTable(t));
 }
 
-export async function checkDatabase(s: PostgresCdcSettings): Promise<TableId[]> {
+/** What the checks found: the captured tables, and those of them without a key. */
+export interface DatabaseCheck {
+  tables: TableId[];
+  keyless: TableId[];
+}
+
+export async function checkDatabase(s: PostgresCdcSettings): Promise<DatabaseCheck> {
   const c = s.connection;
   const where = `${c.host}:${c.port}`;
   const client = new pg.Client(clientConfig(s));
@@ -160,13 +166,10 @@ export async function checkDatabase(s: PostgresCdcSettings): Promise<TableId[]> 
         `Creating publication '${s.publicationName}' FOR ALL TABLES needs a superuser and '${c.user}' is not one: ` +
           'create the publication as a superuser, or set publication.autocreate.mode to filtered (the user must own the tables)',
       );
-    const compacted = keylessCompactedError(
-      s.topicPrefix,
-      await keylessTables(client, tables, filter),
-      s.topicCreation,
-    );
+    const keyless = await keylessTables(client, tables, filter);
+    const compacted = keylessCompactedError(s.topicPrefix, keyless, s.topicCreation);
     if (compacted !== null) throw new StartupCheckError('keyless-compacted', compacted);
-    return tables;
+    return { tables, keyless };
   } finally {
     await client.end().catch(() => undefined);
   }
