@@ -12,6 +12,8 @@
  * (DELETE /connectors/{name}/offsets, or a PATCH with a null offset): starting over
  * means a new snapshot, which needs a new slot, and without offsets the task would
  * no longer know the old slot for its own and refuse it (start-plan.ts).
+ * externalState() reports the slot (holder, retained WAL, lag) and the publication for
+ * the connector's REST status, in any state (external-state.ts).
  */
 import {
   type ConfigError,
@@ -28,6 +30,7 @@ import {
 import { postgresCdcConfigDefs, readSettings, validateCombinations } from './connector-config.ts';
 import { cleanUpAfterDelete } from './connector-deletion.ts';
 import { CONNECTOR_VERSION } from './event-builder.ts';
+import { readExternalState } from './external-state.ts';
 import { type Logger, pluginLogger } from './logger.ts';
 import { dropSlotWhenInactive } from './replication-slot.ts';
 import { checkDatabase, clientConfig } from './startup-check.ts';
@@ -133,6 +136,12 @@ export class PostgresCdcSourceConnector implements SourceConnector {
       });
     }
     return true;
+  }
+
+  externalState(config: ConnectorConfig): Promise<Record<string, unknown>> {
+    return readExternalState(
+      readSettings(parseConfigOrThrow(postgresCdcConfigDefs, config).values),
+    );
   }
 
   async deleted(config: ConnectorConfig): Promise<void> {

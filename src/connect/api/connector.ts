@@ -75,6 +75,16 @@ interface ConnectorBase<C extends ConnectorContext> {
   validate?(values: Readonly<Record<string, unknown>>, context: ValidationContext): ConfigError[];
   /** See step 5 of the lifecycle above. */
   deleted?(config: ConnectorConfig): Promise<void> | void;
+  /**
+   * What the connector keeps outside Kafka right now (a replication slot and the WAL
+   * it retains, a queue's position), shown under `external` in
+   * GET /connectors/{name}/status. Called on whichever worker answers the request, on
+   * a fresh instance that was never started, in any state: a STOPPED connector's slot
+   * still retains WAL. Read-only and quick: the runtime waits for it at most a few
+   * seconds and shows an error in its place when it throws or is late. Keys are
+   * snake_case, as the rest of the status body.
+   */
+  externalState?(config: ConnectorConfig): Promise<Record<string, unknown>>;
 }
 
 /** What `validate` knows of the cluster besides the config under test. */

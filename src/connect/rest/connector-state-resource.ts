@@ -1,7 +1,10 @@
 /**
  * Connector and task state: status, restarts, target state changes and task listings,
  * with Kafka Connect's answers:
- *   GET  /connectors/{name}/status                  200 ConnectorStateInfo
+ *   GET  /connectors/{name}/status                  200 ConnectorStateInfo, plus
+ *                                                   `external` where the plugin reports
+ *                                                   state it keeps outside Kafka
+ *                                                   (runtime/external-state.ts)
  *   POST /connectors/{name}/restart                 204 (connector only, the default)
  *        ?includeTasks=true and/or ?onlyFailed=true 202 ConnectorStateInfo as planned
  *   PUT  /connectors/{name}/pause|resume            202, no body
@@ -13,8 +16,12 @@
  * A task id that is not a whole number is an unknown resource (404), as JAX-RS answers.
  */
 import type { FastifyInstance } from 'fastify';
+import { ExternalStateReader } from '../runtime/external-state.ts';
 import { connectorParams, type RestContext } from './rest-context.ts';
 import { RestError, restMessages } from './rest-errors.ts';
+
+/** A reading may open a database connection: at most 5 s, shared for 2 s. */
+const EXTERNAL_STATE_OPTIONS = { timeoutMs: 5_000, cacheMs: 2_000 };
 
 interface NameParams {
   name: string;
@@ -33,8 +40,12 @@ const taskParams = {
 export function registerConnectorStateResource(app: FastifyInstance, ctx: RestContext): void {
   const { herder } = ctx;
 
+  const external = new ExternalStateReader(ctx.plugins, EXTERNAL_STATE_OPTIONS);
   app.get('/connectors/:name/status', { schema: { params: connectorParams } }, async (request) => {
-    return herder.connectorStatus((request.params as NameParams).name);
+    const { name } = request.params as NameParams;
+    const status = await herder.connectorStatus(name);
+    const state = await external.read(name, await herder.connectorConfig(name));
+    return state === undefined ? status : { ...status, external: state };
   });
 
   app.post(
