@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Connector, ConnectorConfig } from '../../../../src/connect/api/connector.ts';
+import type { ConnectorConfig, SourceConnector } from '../../../../src/connect/api/connector.ts';
 import { definePlugins } from '../../../../src/connect/api/index.ts';
 import { ExternalStateReader } from '../../../../src/connect/runtime/external-state.ts';
 import { PluginRegistry } from '../../../../src/connect/runtime/plugins.ts';
@@ -8,7 +8,7 @@ import { ManualTimers } from '../../../../src/util/timers.ts';
 /** A registry with one source plugin whose connectors answer externalState with `hook`. */
 function registryWith(hook?: (config: ConnectorConfig) => Promise<Record<string, unknown>>) {
   const plugins = new PluginRegistry();
-  const connector = (): Connector => ({
+  const connector = (): SourceConnector => ({
     version: () => '1.0.0',
     start() {},
     taskConfigs: () => [],
