@@ -22,6 +22,7 @@ import {
   type DistributedWorker,
   startDistributedWorker,
 } from '../connect/herder/distributed-worker.ts';
+import { ConfigProviders } from '../connect/runtime/config-providers.ts';
 import { Shutdown } from '../util/shutdown.ts';
 import { brokerCrossChecks } from './broker-command.ts';
 import { type CliContext, EXIT_FAILURE, EXIT_USAGE } from './cli-context.ts';
@@ -50,7 +51,7 @@ export function workerCrossChecks(values: Record<string, unknown>): ConfigError[
       message: `must be lower than session.timeout.ms (${session})`,
     });
   }
-  return [...errors, ...brokerCrossChecks(values)];
+  return [...errors, ...ConfigProviders.errorsIn(values), ...brokerCrossChecks(values)];
 }
 
 export const workerEnvHelp = [

@@ -23,6 +23,7 @@ import type { ClusterClient } from '../../protocol/client/cluster-client.ts';
 import { ErrorCode, errorByCode } from '../../protocol/error-codes.ts';
 import type { SinkConnector, SourceConnector } from '../api/connector.ts';
 import { ConnectException } from '../api/errors.ts';
+import type { ConfigProviders } from '../runtime/config-providers.ts';
 import { connectorOffsets } from '../runtime/connector-offset-reader.ts';
 import { offsetKey, offsetValue, parseOffsetKey } from '../runtime/offset-keys.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
@@ -51,6 +52,8 @@ export interface OffsetContext {
   admin: () => Admin;
   /** Writes a sink's group offsets without joining the group. */
   cluster: () => ClusterClient;
+  /** Resolves the config references the connector's alterOffsets must not see. */
+  providers: ConfigProviders;
 }
 
 const sinkGroup = (name: string) => `connect-${name}`;
@@ -123,7 +126,9 @@ export async function alterConnectorOffsets(
   if (manifest.type === 'sink') {
     const parsed = parseSinkOffsets(offsets);
     const connector = manifest.createConnector() as SinkConnector;
-    handled = await askConnector('sink', name, () => connector.alterOffsets?.(config, parsed));
+    handled = await askConnector('sink', name, () =>
+      connector.alterOffsets?.(ctx.providers.resolve(config), parsed),
+    );
     await writeSinkOffsets(ctx.cluster(), name, parsed);
   } else {
     const parsed = offsets.map((o) => ({
@@ -131,7 +136,9 @@ export async function alterConnectorOffsets(
       offset: o.offset as never,
     }));
     const connector = manifest.createConnector() as SourceConnector;
-    handled = await askConnector('source', name, () => connector.alterOffsets?.(config, parsed));
+    handled = await askConnector('source', name, () =>
+      connector.alterOffsets?.(ctx.providers.resolve(config), parsed),
+    );
     const entries = new Map<string, string | null>();
     for (const { partition, offset } of parsed) {
       entries.set(offsetKey(name, partition), offset === null ? null : offsetValue(offset));
@@ -161,7 +168,9 @@ export async function resetConnectorOffsets(
       t.partitions.map((p) => ({ topic: t.topic, partition: p.partition, offset: null })),
     );
     const connector = manifest.createConnector() as SinkConnector;
-    handled = await askConnector('sink', name, () => connector.alterOffsets?.(config, parsed));
+    handled = await askConnector('sink', name, () =>
+      connector.alterOffsets?.(ctx.providers.resolve(config), parsed),
+    );
     let code: number;
     try {
       code = await deleteGroup(ctx.cluster(), sinkGroup(name));
@@ -183,7 +192,7 @@ export async function resetConnectorOffsets(
     const connector = manifest.createConnector() as SourceConnector;
     handled = await askConnector('source', name, () =>
       connector.alterOffsets?.(
-        config,
+        ctx.providers.resolve(config),
         list.map((e) => ({ partition: e.partition, offset: null })),
       ),
     );

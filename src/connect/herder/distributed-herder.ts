@@ -38,11 +38,8 @@
 import type { Admin } from 'kafkajs';
 import type { Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
-import {
-  type ConfigInfos,
-  validateConnectorConfig,
-  validationContext,
-} from '../runtime/config-validation.ts';
+import type { ConfigProviders } from '../runtime/config-providers.ts';
+import { type ConfigInfos, validationContext } from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { SerialExecutor } from '../runtime/serial-executor.ts';
 import type { Worker } from '../runtime/worker.ts';
@@ -75,7 +72,11 @@ import {
   type TaskInfo,
   type TaskState,
 } from './herder.ts';
-import { connectorNotStopped, requireValidConfig } from './herder-checks.ts';
+import {
+  connectorNotStopped,
+  requireValidConfig,
+  validateWithReferences,
+} from './herder-checks.ts';
 import { RebalanceHandler } from './rebalance-handler.ts';
 import { StatusReporter } from './status-reporter.ts';
 import type { WorkerGroupMember } from './worker-group-member.ts';
@@ -141,6 +142,7 @@ export class DistributedHerder implements Herder {
       offsetStore: o.offsetStore,
       admin: (): Admin => o.worker.adminClient(),
       cluster: () => o.worker.clusterClient(),
+      providers: o.worker.configProviders,
     };
   }
 
@@ -294,11 +296,16 @@ export class DistributedHerder implements Herder {
 
   async validateConnectorConfig(config: ConnectorConfigMap): Promise<ConfigInfos> {
     const snapshot = await this.fresh();
-    return validateConnectorConfig(
+    return validateWithReferences(
+      this.o.worker.configProviders,
       this.o.plugins,
       config,
       validationContext(config.name, snapshot.connectorConfigs),
     );
+  }
+
+  configProviders(): ConfigProviders {
+    return this.o.worker.configProviders;
   }
 
   plugins(): PluginRegistry {
@@ -355,7 +362,12 @@ export class DistributedHerder implements Herder {
     return this.asLeader(async (snapshot) => {
       // On the leader's loop, against the snapshot the write is decided on: two
       // connectors created at once cannot both pass a check against each other.
-      requireValidConfig(this.o.plugins, full, validationContext(name, snapshot.connectorConfigs));
+      requireValidConfig(
+        this.o.worker.configProviders,
+        this.o.plugins,
+        full,
+        validationContext(name, snapshot.connectorConfigs),
+      );
       const exists = snapshot.connectorConfigs.has(name);
       if (exists && !allowReplace)
         throw new HerderError('already-exists', `Connector ${name} already exists`);

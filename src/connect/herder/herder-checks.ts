@@ -3,7 +3,12 @@
  * config must validate, and offsets may change only while a connector is STOPPED.
  */
 import type { ValidationContext } from '../api/connector.ts';
-import { configErrorMessages, validateConnectorConfig } from '../runtime/config-validation.ts';
+import type { ConfigProviders } from '../runtime/config-providers.ts';
+import {
+  type ConfigInfos,
+  configErrorMessages,
+  validateConnectorConfig,
+} from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { type ConnectorConfigMap, HerderError } from './herder.ts';
 
@@ -16,11 +21,12 @@ const INVALID_CONFIG_HINT =
  * (validationContext), so a conflict with another connector is caught there.
  */
 export function requireValidConfig(
+  providers: ConfigProviders,
   plugins: PluginRegistry,
   config: ConnectorConfigMap,
   context: ValidationContext,
 ): void {
-  const infos = validateConnectorConfig(plugins, config, context);
+  const infos = validateWithReferences(providers, plugins, config, context);
   if (infos.error_count === 0) return;
   const errors = configErrorMessages(infos);
   throw new HerderError(
@@ -32,6 +38,49 @@ export function requireValidConfig(
     ].join('\n'),
     { configInfos: infos },
   );
+}
+
+/**
+ * validateConnectorConfig on the config as the connector will see it, its references
+ * (`${file:...:key}`) resolved, as Kafka validates; the answer shows the values as
+ * written, so no resolved secret leaves the worker, and a reference that cannot be
+ * resolved is an error of its key. The other connectors' configs are resolved too
+ * where they can be, so a plugin compares like with like (a slot on the same host).
+ */
+export function validateWithReferences(
+  providers: ConfigProviders,
+  plugins: PluginRegistry,
+  config: ConnectorConfigMap,
+  context: ValidationContext,
+): ConfigInfos {
+  const { config: resolved, errors } = providers.tryResolve(config);
+  const others = context.otherConnectors.map((o) => ({
+    name: o.name,
+    config: providers.tryResolve(o.config).config as Record<string, string>,
+  }));
+  const infos = validateConnectorConfig(plugins, resolved, { ...context, otherConnectors: others });
+  for (const entry of infos.configs) {
+    const value = entry.value;
+    if (value === null || !Object.hasOwn(config, value.name)) continue;
+    if (resolved[value.name] !== config[value.name]) value.value = config[value.name];
+  }
+  for (const error of errors) {
+    const entry = infos.configs.find((c) => c.value?.name === error.key)?.value;
+    if (entry) entry.errors.push(error.message);
+    else
+      infos.configs.push({
+        definition: null,
+        value: {
+          name: error.key,
+          value: config[error.key],
+          recommended_values: [],
+          errors: [error.message],
+          visible: true,
+        },
+      });
+    infos.error_count += 1;
+  }
+  return infos;
 }
 
 /** The error for offset changes while a connector is not STOPPED. */

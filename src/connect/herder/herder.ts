@@ -16,6 +16,8 @@
  *   - Methods may be called concurrently from different REST requests; the herder
  *     serialises what needs it (the distributed herder runs requests on its own loop).
  */
+
+import type { ConfigProviders } from '../runtime/config-providers.ts';
 import type { ConfigInfos } from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 
@@ -283,6 +285,8 @@ export interface Herder {
 
   /** The plugins this worker loaded, for /connector-plugins. */
   plugins(): PluginRegistry;
+  /** What resolves `${provider:path:key}` references in connector configs. */
+  configProviders(): ConfigProviders;
 
   /** The Kafka cluster id the worker is connected to, for GET /. */
   kafkaClusterId(): Promise<string>;

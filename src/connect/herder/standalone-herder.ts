@@ -30,11 +30,8 @@
  */
 import type { Logger } from '../../util/logger.ts';
 import type { ValidationContext } from '../api/connector.ts';
-import {
-  type ConfigInfos,
-  validateConnectorConfig,
-  validationContext,
-} from '../runtime/config-validation.ts';
+import type { ConfigProviders } from '../runtime/config-providers.ts';
+import { type ConfigInfos, validationContext } from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { SerialExecutor } from '../runtime/serial-executor.ts';
 import type { Worker } from '../runtime/worker.ts';
@@ -65,7 +62,11 @@ import {
   type TaskInfo,
   type TaskState,
 } from './herder.ts';
-import { connectorNotStopped, requireValidConfig } from './herder-checks.ts';
+import {
+  connectorNotStopped,
+  requireValidConfig,
+  validateWithReferences,
+} from './herder-checks.ts';
 
 export interface StandaloneHerderOptions {
   worker: Worker;
@@ -145,7 +146,12 @@ export class StandaloneHerder implements Herder {
   ): Promise<Created<ConnectorInfo>> {
     return this.serial.run(async () => {
       const full = { ...config, name };
-      requireValidConfig(this.o.plugins, full, this.validationContext(name));
+      requireValidConfig(
+        this.o.worker.configProviders,
+        this.o.plugins,
+        full,
+        this.validationContext(name),
+      );
       const exists = this.o.configs.has(name);
       if (exists && !allowReplace)
         throw new HerderError('already-exists', `Connector ${name} already exists`);
@@ -391,11 +397,17 @@ export class StandaloneHerder implements Herder {
       offsetStore: this.o.offsetStore,
       admin: () => this.o.worker.adminClient(),
       cluster: () => this.o.worker.clusterClient(),
+      providers: this.o.worker.configProviders,
     };
   }
 
   async validateConnectorConfig(config: ConnectorConfigMap): Promise<ConfigInfos> {
-    return validateConnectorConfig(this.o.plugins, config, this.validationContext(config.name));
+    return validateWithReferences(
+      this.o.worker.configProviders,
+      this.o.plugins,
+      config,
+      this.validationContext(config.name),
+    );
   }
 
   /** What a connector's validate hook knows of the others: every stored connector but `name`. */
@@ -405,6 +417,10 @@ export class StandaloneHerder implements Herder {
       name,
       configs.names().map((other) => [other, configs.get(other)?.config ?? {}] as const),
     );
+  }
+
+  configProviders(): ConfigProviders {
+    return this.o.worker.configProviders;
   }
 
   plugins(): PluginRegistry {

@@ -40,7 +40,10 @@ const taskParams = {
 export function registerConnectorStateResource(app: FastifyInstance, ctx: RestContext): void {
   const { herder } = ctx;
 
-  const external = new ExternalStateReader(ctx.plugins, EXTERNAL_STATE_OPTIONS);
+  const external = new ExternalStateReader(ctx.plugins, {
+    ...EXTERNAL_STATE_OPTIONS,
+    resolve: (config) => herder.configProviders().resolve(config),
+  });
   app.get('/connectors/:name/status', { schema: { params: connectorParams } }, async (request) => {
     const { name } = request.params as NameParams;
     const status = await herder.connectorStatus(name);

@@ -22,6 +22,8 @@ export interface ExternalStateOptions {
   timeoutMs: number;
   /** How long a reading serves later requests for the same connector and config. */
   cacheMs: number;
+  /** Resolves the config's references (config-providers.ts) before the hook sees it. */
+  resolve?: (config: ConnectorConfig) => ConnectorConfig;
   timers?: Timers;
   now?: () => number;
 }
@@ -77,7 +79,8 @@ export class ExternalStateReader {
   }
 
   private async take(connector: Connector, config: ConnectorConfig): Promise<ExternalState> {
-    const work = Promise.resolve().then(() => connector.externalState?.(config));
+    const resolve = this.o.resolve ?? ((c: ConnectorConfig) => c);
+    const work = Promise.resolve().then(() => connector.externalState?.(resolve(config)));
     let value: ExternalState | undefined;
     let failure: unknown;
     const watched = work.then(

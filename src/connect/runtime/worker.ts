@@ -40,6 +40,7 @@ import type { ErrorReporter } from '../errors/processing-context.ts';
 import { RetryWithToleranceOperator } from '../errors/retry-with-tolerance-operator.ts';
 import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
 import type { OffsetBackingStore } from '../storage/offset-backing-store.ts';
+import { ConfigProviders } from './config-providers.ts';
 import { ConnectorOffsetReader } from './connector-offset-reader.ts';
 import {
   clientConfig,
@@ -73,6 +74,8 @@ export interface WorkerOptions {
   clock?: Clock;
   timers?: Timers;
   logger?: Logger;
+  /** Resolves `${provider:path:key}` in connector configs; by default from config.providers. */
+  configProviders?: ConfigProviders;
 }
 
 type RunningTask = WorkerSourceTask | WorkerSinkTask;
@@ -121,9 +124,11 @@ export class Worker {
   private cluster: ClusterClient | null = null;
   private readonly connectors = new Map<string, WorkerConnector>();
   private readonly tasks = new Map<string, TaskSlot>();
+  private readonly providers: ConfigProviders;
 
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId;
+    this.providers = o.configProviders ?? ConfigProviders.fromWorkerConfig(o.config);
     this.clock = o.clock ?? systemClock;
     this.timers = o.timers ?? systemTimers;
     this.logger = o.logger ?? getLogger('connect.worker');
@@ -134,6 +139,11 @@ export class Worker {
     const admin = this.kafka.admin();
     await admin.connect();
     this.admin = admin;
+  }
+
+  /** What resolves config references for this worker (config-providers.ts). */
+  get configProviders(): ConfigProviders {
+    return this.providers;
   }
 
   /** The admin client, for offsets of sink connectors and cluster id (after start). */
@@ -191,7 +201,14 @@ export class Worker {
       this.o.status.connectorState(name, 'FAILED', String((e as Error).message));
       return false;
     }
-    const wc = this.newWorkerConnector(name, manifest, config, onReconfigure);
+    let resolved: ConnectorConfig;
+    try {
+      resolved = this.providers.resolve(config);
+    } catch (e) {
+      this.o.status.connectorState(name, 'FAILED', (e as Error).message);
+      return false;
+    }
+    const wc = this.newWorkerConnector(name, manifest, resolved, onReconfigure);
     this.connectors.set(name, wc);
     return wc.transitionTo(target);
   }
@@ -234,14 +251,17 @@ export class Worker {
     return this.connectors.has(name);
   }
 
-  /** The connector's task configs for its `tasks.max`. */
-  connectorTaskConfigs(name: string, config: ConnectorConfig): Promise<TaskConfig[]> {
+  /**
+   * The connector's task configs for its `tasks.max`, with the config references of
+   * `config` (the stored one) put back in place of their values (config-providers.ts).
+   */
+  async connectorTaskConfigs(name: string, config: ConnectorConfig): Promise<TaskConfig[]> {
     const wc = this.connectors.get(name);
     if (wc === undefined)
       throw new ConnectException(`Connector ${name} is not running on this worker`);
     const maxTasks = Number(config['tasks.max'] ?? '1') || 1;
     const enforce = (config['tasks.max.enforce'] ?? 'true').trim().toLowerCase() !== 'false';
-    return wc.taskConfigs(maxTasks, enforce);
+    return ConfigProviders.restoreReferences(config, await wc.taskConfigs(maxTasks, enforce));
   }
 
   /**
@@ -279,7 +299,18 @@ export class Worker {
     await this.stopTasks(this.taskIds(name));
     const wc = this.connectors.get(name);
     await this.stopConnector(name);
-    const deletedConfig = config ?? wc?.config;
+    let deletedConfig = wc?.config;
+    if (config !== undefined) {
+      try {
+        deletedConfig = this.providers.resolve(config);
+      } catch (e) {
+        this.logger.error(
+          { connector: name },
+          `Connector ${name} is deleted without its deleted() hook: ${(e as Error).message}`,
+        );
+        return;
+      }
+    }
     if (deletedConfig === undefined) return;
     let target = wc;
     if (target === undefined || target.hasCallInFlight) {
@@ -334,7 +365,13 @@ export class Worker {
     const key = taskIdString(slot.id);
     let runner: RunningTask;
     try {
-      runner = await this.buildTask(slot.id, connectorConfig, taskConfig, target, slot.gate);
+      runner = await this.buildTask(
+        slot.id,
+        this.providers.resolve(connectorConfig),
+        this.providers.resolve(taskConfig),
+        target,
+        slot.gate,
+      );
     } catch (e) {
       this.logger.error({ err: e }, `Failed to create task ${key}`);
       slot.gate.taskState(slot.id, 'FAILED', (e as Error).stack ?? String(e));

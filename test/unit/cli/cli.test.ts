@@ -105,6 +105,28 @@ describe('connect CLI (in-process)', () => {
     expect(events).toEqual([]);
   });
 
+  it('exits 2 naming a config provider it does not have, before starting anything', async () => {
+    const events: string[] = [];
+    const ctx = capturedContext({ startBroker: standInBroker(events).startBroker });
+    const code = await main(
+      [
+        'worker',
+        '-o',
+        'config.providers=vault',
+        '-o',
+        'config.providers.vault.class=com.bettercloud.vault.VaultConfigProvider',
+      ],
+      ctx,
+    );
+    expect(code).toBe(2);
+    expect(ctx.stderr).toEqual([
+      expect.stringMatching(
+        /^error: Invalid value for configuration 'config\.providers\.vault\.class' \(value "com\.bettercloud\.vault\.VaultConfigProvider"\): not supported: the worker has Kafka's FileConfigProvider, DirectoryConfigProvider, EnvVarConfigProvider/,
+      ),
+    ]);
+    expect(events).toEqual([]);
+  });
+
   it('exits 2 on a usage mistake', async () => {
     const ctx = capturedContext();
     expect(await main(['worker', '--no-such-flag'], ctx)).toBe(2);

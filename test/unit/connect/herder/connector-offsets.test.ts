@@ -3,6 +3,7 @@
  * consumer group `connect-<name>` keeps the members it had after every operation, on
  * success and on failure, and a refused request writes nothing.
  */
+
 import { type Admin, type Consumer, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { ConnectorConfig } from '../../../../src/connect/api/connector.ts';
@@ -13,6 +14,7 @@ import {
   resetConnectorOffsets,
 } from '../../../../src/connect/herder/connector-offsets.ts';
 import { offsetsMessages } from '../../../../src/connect/herder/herder.ts';
+import { ConfigProviders } from '../../../../src/connect/runtime/config-providers.ts';
 import { PluginRegistry } from '../../../../src/connect/runtime/plugins.ts';
 import { MemoryOffsetBackingStore } from '../../../../src/connect/storage/memory-offset-backing-store.ts';
 import { ClusterClient } from '../../../../src/protocol/client/cluster-client.ts';
@@ -68,6 +70,7 @@ beforeAll(async () => {
     offsetStore: new MemoryOffsetBackingStore(),
     admin: () => admin,
     cluster: () => cluster,
+    providers: ConfigProviders.none,
   };
   afterAll(() => cluster.close());
 });

@@ -27,6 +27,7 @@ import {
   type TaskInfo,
   type TaskState,
 } from '../../../../src/connect/herder/herder.ts';
+import { ConfigProviders } from '../../../../src/connect/runtime/config-providers.ts';
 import {
   type ConfigInfos,
   validateConnectorConfig,
@@ -350,6 +351,10 @@ export class InMemoryHerder implements Herder {
     return this.call(() =>
       validateConnectorConfig(this.registry, config, this.context(config.name)),
     );
+  }
+
+  configProviders(): ConfigProviders {
+    return ConfigProviders.none;
   }
 
   plugins(): PluginRegistry {
