@@ -14,6 +14,8 @@ import {
   oneOf,
 } from '../../src/connect/api/index.ts';
 import type { ParquetCodec } from './codecs.ts';
+import type { DebeziumTypesMode } from './debezium-types.ts';
+import type { SemanticTypes } from './flat-columns.ts';
 import { PARTITIONER_CLASS_NAMES, partitionerKind } from './partitioner.ts';
 import { COMPATIBILITIES, type Compatibility } from './schema-evolution.ts';
 import { extractorKind } from './time-based-partitioner.ts';
@@ -133,6 +135,30 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     default: 'snappy',
     validator: oneOf('snappy', 'gzip', 'zstd', 'none'),
     doc: 'Parquet compression codec',
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'parquet.debezium.logical.types',
+    type: 'string',
+    default: 'native',
+    validator: oneOf('native', 'as-is'),
+    doc: "Debezium's semantic types as native Parquet logical types (ZonedTimestamp as TIMESTAMP in UTC, ZonedTime as TIME in UTC, Uuid as UUID, Json as JSON, VariableScaleDecimal per parquet.variable.scale.decimal.mode), or as-is: their physical string or struct, as Confluent's sink writes them",
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'parquet.variable.scale.decimal.mode',
+    type: 'string',
+    default: 'decimal',
+    validator: oneOf('decimal', 'double'),
+    doc: 'With native logical types, how a VariableScaleDecimal (Postgres numeric without a scale) is written: DECIMAL(38, parquet.variable.scale.decimal.scale), failing a value that would need rounding, or DOUBLE',
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'parquet.variable.scale.decimal.scale',
+    type: 'int',
+    default: 10,
+    validator: atLeast(0),
+    doc: 'The scale of DECIMAL(38, s) columns written for VariableScaleDecimal values (at most 38)',
     group: GROUP_FILES,
   }),
   define({
@@ -276,6 +302,7 @@ export interface ParquetSinkConfig {
   rotateScheduleIntervalMs: number;
   codec: ParquetCodec;
   nullBehavior: NullBehavior;
+  types: SemanticTypes;
   compatibility: Compatibility;
   padWidth: number;
   storeKeys: boolean;
@@ -320,6 +347,13 @@ export function toSinkConfig(v: Readonly<Record<string, unknown>>): ParquetSinkC
     rotateScheduleIntervalMs: v['rotate.schedule.interval.ms'] as number,
     codec: v['parquet.codec'] as ParquetCodec,
     nullBehavior: v['behavior.on.null.values'] as NullBehavior,
+    types: {
+      debeziumTypes: v['parquet.debezium.logical.types'] as DebeziumTypesMode,
+      variableScaleDecimal:
+        v['parquet.variable.scale.decimal.mode'] === 'double'
+          ? { mode: 'double' }
+          : { mode: 'decimal', scale: v['parquet.variable.scale.decimal.scale'] as number },
+    },
     compatibility: v['schema.compatibility'] as Compatibility,
     padWidth: v['filename.offset.zero.pad.width'] as number,
     storeKeys: v['store.kafka.keys'] as boolean,
@@ -354,6 +388,14 @@ export function validateSinkConfig(v: Readonly<Record<string, unknown>>): Config
       key: 'store.url',
       value: url,
       message: 'expected file:///path or an http(s):// S3 endpoint',
+    });
+  }
+  const scale = v['parquet.variable.scale.decimal.scale'] as number;
+  if (scale > 38) {
+    errors.push({
+      key: 'parquet.variable.scale.decimal.scale',
+      value: scale,
+      message: 'must be at most 38, the precision of the DECIMAL columns it scales',
     });
   }
   const kind = partitionerKind(v['partitioner.class'] as string);

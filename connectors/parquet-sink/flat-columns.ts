@@ -20,6 +20,16 @@
  */
 import type { Schema } from '../../src/connect/api/index.ts';
 import { LogicalType, unscaledToBytes } from '../../src/connect/api/index.ts';
+import {
+  DebeziumType,
+  type DebeziumTypesMode,
+  uuidBytes,
+  type VariableScaleDecimalMapping,
+  variableScaleDouble,
+  variableScaleUnscaled,
+  zonedTimeMicros,
+  zonedTimestampMicros,
+} from './debezium-types.ts';
 
 export type FlatKind =
   | 'int32'
@@ -29,7 +39,24 @@ export type FlatKind =
   | 'boolean'
   | 'string'
   | 'bytes'
-  | 'decimal';
+  | 'decimal'
+  /** Debezium's semantic types in native mode (debezium-types.ts): parsed as they arrive. */
+  | 'zonedTimestamp'
+  | 'zonedTime'
+  | 'uuid'
+  | 'variableDecimal'
+  | 'variableDouble';
+
+/** How Debezium's semantic types map (MappingOptions in schema-mapping.ts). */
+export interface SemanticTypes {
+  debeziumTypes: DebeziumTypesMode;
+  variableScaleDecimal: VariableScaleDecimalMapping;
+}
+
+export const DEFAULT_SEMANTIC_TYPES: SemanticTypes = {
+  debeziumTypes: 'native',
+  variableScaleDecimal: { mode: 'decimal', scale: 10 },
+};
 
 /** UTF-8 (or raw) byte strings: entry i is data[offsets[i] .. offsets[i + 1]). */
 export interface ByteStrings {
@@ -69,8 +96,23 @@ export class RowError extends Error {
 }
 
 /** The builder kind for a column schema, or undefined when it is not flat (nested). */
-export function flatKind(schema: Schema): FlatKind | undefined {
+export function flatKind(
+  schema: Schema,
+  types: SemanticTypes = DEFAULT_SEMANTIC_TYPES,
+): FlatKind | undefined {
   if (schema.name === LogicalType.Decimal) return schema.type === 'bytes' ? 'decimal' : undefined;
+  if (types.debeziumTypes === 'native') {
+    switch (schema.name) {
+      case DebeziumType.ZonedTimestamp:
+        return schema.type === 'string' ? 'zonedTimestamp' : undefined;
+      case DebeziumType.ZonedTime:
+        return schema.type === 'string' ? 'zonedTime' : undefined;
+      case DebeziumType.Uuid:
+        return schema.type === 'string' ? 'uuid' : undefined;
+      case DebeziumType.VariableScaleDecimal:
+        return types.variableScaleDecimal.mode === 'decimal' ? 'variableDecimal' : 'variableDouble';
+    }
+  }
   switch (schema.type) {
     case 'int8':
     case 'int16':
@@ -91,10 +133,31 @@ export function flatKind(schema: Schema): FlatKind | undefined {
   }
 }
 
-/** The builder of a flat column (flatKind(schema) is defined). */
-export function newBuilder(schema: Schema, name: string, optional: boolean): ColumnBuilder {
-  const kind = flatKind(schema);
+/** The builder of a flat column (flatKind(schema, types) is defined). */
+export function newBuilder(
+  schema: Schema,
+  name: string,
+  optional: boolean,
+  types: SemanticTypes = DEFAULT_SEMANTIC_TYPES,
+): ColumnBuilder {
+  const kind = flatKind(schema, types);
   switch (kind) {
+    case 'zonedTimestamp':
+      return new ZonedTimestampBuilder(name, optional);
+    case 'zonedTime':
+      return new ZonedTimeBuilder(name, optional);
+    case 'uuid':
+      return new UuidBuilder(name, optional);
+    case 'variableDecimal': {
+      const mapping = types.variableScaleDecimal;
+      return new VariableDecimalBuilder(
+        name,
+        optional,
+        mapping.mode === 'decimal' ? mapping.scale : 0,
+      );
+    }
+    case 'variableDouble':
+      return new VariableDoubleBuilder(name, optional);
     case 'int32':
       return new Int32Builder(name, optional, INT_RANGE[schema.type as keyof typeof INT_RANGE]);
     case 'int64':
@@ -610,4 +673,51 @@ function minimalTwosComplement(b: Uint8Array): Uint8Array {
     i++;
   }
   return i === 0 ? b : b.subarray(i);
+}
+
+/** ZonedTimestamp text as epoch µs (TIMESTAMP(MICROS, UTC)). */
+class ZonedTimestampBuilder extends Int64Builder {
+  override append(v: unknown): void {
+    super.append(zonedTimestampMicros(v, this.name));
+  }
+}
+
+/** ZonedTime text as µs since midnight UTC (TIME(MICROS, UTC)). */
+class ZonedTimeBuilder extends Int64Builder {
+  override append(v: unknown): void {
+    super.append(zonedTimeMicros(v, this.name));
+  }
+}
+
+/** Uuid text as its 16 bytes (FIXED_LEN_BYTE_ARRAY(16) UUID). */
+class UuidBuilder extends BytesBuilder {
+  override append(v: unknown): void {
+    super.append(uuidBytes(v, this.name));
+  }
+}
+
+/** VariableScaleDecimal {scale, value} rescaled to the column's scale (DECIMAL(38, s)). */
+class VariableDecimalBuilder extends DecimalBuilder {
+  constructor(
+    name: string,
+    optional: boolean,
+    private readonly scale: number,
+  ) {
+    super(name, optional);
+  }
+
+  override append(v: unknown): void {
+    super.append(
+      v instanceof Uint8Array || typeof v === 'bigint'
+        ? v
+        : variableScaleUnscaled(v, this.scale, this.name),
+    );
+  }
+}
+
+/** VariableScaleDecimal {scale, value} as the nearest double. */
+class VariableDoubleBuilder extends DoubleBuilder {
+  override append(v: unknown): void {
+    super.append(typeof v === 'number' ? v : variableScaleDouble(v, this.name));
+  }
 }

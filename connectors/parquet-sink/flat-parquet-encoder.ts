@@ -42,7 +42,18 @@ export const MAX_STAT_BYTES = 64;
 const MAGIC = new TextEncoder().encode('PAR1');
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-const PARQUET_TYPES = ['BOOLEAN', 'INT32', 'INT64', 'INT96', 'FLOAT', 'DOUBLE', 'BYTE_ARRAY'];
+const PARQUET_TYPES = [
+  'BOOLEAN',
+  'INT32',
+  'INT64',
+  'INT96',
+  'FLOAT',
+  'DOUBLE',
+  'BYTE_ARRAY',
+  'FIXED_LEN_BYTE_ARRAY',
+];
+/** LogicalType union members this encoder writes, by their field id in parquet.thrift. */
+const LOGICAL_TYPE_FIELDS = { TIME: 7, TIMESTAMP: 8, JSON: 12, UUID: 14 } as const;
 const REPETITIONS = ['REQUIRED', 'OPTIONAL', 'REPEATED'];
 const CONVERTED_TYPES = [
   'UTF8',
@@ -130,9 +141,7 @@ function isFlatSchema(elements: readonly SchemaElement[]): boolean {
         e.type !== undefined &&
         PARQUET_TYPES.indexOf(e.type) >= 0 &&
         e.type !== 'INT96' &&
-        (e.logical_type === undefined ||
-          e.logical_type.type === 'TIME' ||
-          e.logical_type.type === 'TIMESTAMP'),
+        (e.logical_type === undefined || Object.hasOwn(LOGICAL_TYPE_FIELDS, e.logical_type.type)),
     );
 }
 
@@ -315,7 +324,7 @@ class FileSink {
       const [min, max] = rangeStats(c, range);
       page.reset();
       if (optional) page.levels(hasNulls, p, q);
-      page.plainValues(c, hasNulls, p, q);
+      page.plainValues(c, hasNulls, p, q, element.type === 'FIXED_LEN_BYTE_ARRAY');
       this.writePage(meta, PageType.DATA_PAGE, q - p, Encoding.PLAIN, {
         firstRow: p - start,
         rows: q - p,
@@ -603,8 +612,17 @@ class PageBuilder {
     this.dv.setUint32(lengthAt, this.pos - lengthAt - 4, true);
   }
 
-  /** The non-null values of rows [p, q) in PLAIN encoding. */
-  plainValues(c: FlatColumnData, nulls: Uint8Array | undefined, p: number, q: number): void {
+  /**
+   * The non-null values of rows [p, q) in PLAIN encoding; byte strings of a
+   * FIXED_LEN_BYTE_ARRAY column (`fixedLength`) go without their length.
+   */
+  plainValues(
+    c: FlatColumnData,
+    nulls: Uint8Array | undefined,
+    p: number,
+    q: number,
+    fixedLength = false,
+  ): void {
     switch (c.kind) {
       case 'int32':
       case 'float':
@@ -624,7 +642,7 @@ class PageBuilder {
           if (nulls !== undefined && nulls[r] === 1) continue;
           const s = offsets[r] as number;
           const e = offsets[r + 1] as number;
-          this.u32(e - s);
+          if (!fixedLength) this.u32(e - s);
           this.ensure(e - s);
           this.buf.set(data.subarray(s, e), this.pos);
           this.pos += e - s;
@@ -821,16 +839,20 @@ function schemaElement(w: ThriftWriter, e: SchemaElement): void {
   if (e.repetition_type !== undefined) w.i32(3, REPETITIONS.indexOf(e.repetition_type));
   w.string(4, e.name);
   if (e.num_children !== undefined) w.i32(5, e.num_children);
-  if (e.converted_type !== undefined) w.i32(6, CONVERTED_TYPES.indexOf(e.converted_type));
+  const logical = e.logical_type;
+  // JSON's converted type beside its logical type, for readers that know only the former.
+  const converted = e.converted_type ?? (logical?.type === 'JSON' ? 'JSON' : undefined);
+  if (converted !== undefined) w.i32(6, CONVERTED_TYPES.indexOf(converted));
   if (e.scale !== undefined) w.i32(7, e.scale);
   if (e.precision !== undefined) w.i32(8, e.precision);
-  const logical = e.logical_type;
   if (logical !== undefined) {
-    if (logical.type !== 'TIME' && logical.type !== 'TIMESTAMP') {
+    if (!Object.hasOwn(LOGICAL_TYPE_FIELDS, logical.type)) {
       throw new Error(`logical type ${logical.type} is not written by the flat encoder`);
     }
-    w.struct(10).struct(logical.type === 'TIME' ? 7 : 8);
-    w.bool(1, logical.isAdjustedToUTC).struct(2).struct(TIME_UNITS[logical.unit]).end().end();
+    w.struct(10).struct(LOGICAL_TYPE_FIELDS[logical.type as keyof typeof LOGICAL_TYPE_FIELDS]);
+    if (logical.type === 'TIME' || logical.type === 'TIMESTAMP') {
+      w.bool(1, logical.isAdjustedToUTC).struct(2).struct(TIME_UNITS[logical.unit]).end().end();
+    }
     w.end().end();
   }
   w.end();

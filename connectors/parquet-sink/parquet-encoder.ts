@@ -13,7 +13,7 @@
  * Row groups of 122,880 rows (DuckDB's default) keep files comparable in size with
  * DuckDB's and let readers skip by statistics; pages hold about 1 MiB (both encoders).
  */
-import { ByteWriter, type ColumnSource, parquetWrite } from 'hyparquet-writer';
+import { ByteWriter, type ColumnSource, ParquetWriter } from 'hyparquet-writer';
 import { codecName, compressorsFor, type ParquetCodec } from './codecs.ts';
 import { encodeFlatParquet } from './flat-parquet-encoder.ts';
 import type { BufferedColumns } from './row-buffer.ts';
@@ -54,15 +54,23 @@ export function encodeParquet(
     name: c.name,
     data: columns[i] as ColumnSource['data'],
   }));
-  parquetWrite({
+  // Copies: JSON columns get their converted type only after the data is written.
+  const elements = schema.elements.map((e) => ({ ...e }));
+  const parquet = new ParquetWriter({
     writer,
-    columnData,
-    schema: schema.elements,
+    schema: elements,
     codec,
     compressors: compressorsFor(codec),
-    rowGroupSize: ROW_GROUP_ROWS,
     kvMetadata: options.kv,
     createdBy: CREATED_BY,
   });
+  const pending = parquet.write({ columnData, rowGroupSize: ROW_GROUP_ROWS });
+  if (pending !== undefined) throw new Error('hyparquet-writer wrote asynchronously');
+  // hyparquet-writer re-serializes the values of a converted-type JSON column (a JSON
+  // text would be written as a quoted string), so the column is written with the
+  // logical type only and the footer gets the converted type too: DuckDB reads JSON
+  // by the converted type.
+  for (const e of elements) if (e.logical_type?.type === 'JSON') e.converted_type = 'JSON';
+  parquet.finish();
   return new Uint8Array(writer.getBuffer());
 }

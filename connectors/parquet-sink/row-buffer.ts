@@ -17,13 +17,7 @@
  * A schema that evolves from flat to nested (schema-evolution.ts) turns the buffered
  * flat columns into values.
  */
-import {
-  type ColumnBuilder,
-  type FlatColumnData,
-  flatKind,
-  newBuilder,
-  RowError,
-} from './flat-columns.ts';
+import { type ColumnBuilder, type FlatColumnData, newBuilder, RowError } from './flat-columns.ts';
 import type { ParquetSchema } from './schema-mapping.ts';
 
 /** One row in 64 is measured; CDC rows of a table are alike, so this is enough. */
@@ -50,7 +44,9 @@ export class RowBuffer {
 
   constructor(readonly schema: ParquetSchema) {
     if (isFlat(schema)) {
-      this.builders = schema.columns.map((c) => newBuilder(c.schema, c.name, c.optional));
+      this.builders = schema.columns.map((c) =>
+        newBuilder(c.schema, c.name, c.optional, schema.types),
+      );
       this.appendFlat = compileAppend(schema);
     } else {
       this.data = schema.columns.map(() => []);
@@ -188,7 +184,7 @@ export class RowBuffer {
 
 /** Whether every column of the schema has a flat builder. */
 function isFlat(schema: ParquetSchema): boolean {
-  return schema.columns.every((c) => flatKind(c.schema) !== undefined);
+  return schema.columns.every((c) => c.flat !== undefined);
 }
 
 /**

@@ -21,7 +21,14 @@
  *   Timestamp, io.debezium.time.Timestamp  TIMESTAMP_MILLIS
  *   io.debezium.time.MicroTimestamp  TIMESTAMP_MICROS
  *   io.debezium.time.NanoTimestamp   TIMESTAMP(NANOS)
- *   ZonedTimestamp, ZonedTime, Json, Uuid, Enum ...  their physical type (string)
+ * Debezium's semantic types with parquet.debezium.logical.types=native (the default;
+ * debezium-types.ts parses the values):
+ *   io.debezium.time.ZonedTimestamp  TIMESTAMP(MICROS, UTC)   ZonedTime  TIME(MICROS, UTC)
+ *   io.debezium.data.Uuid            UUID (FIXED_LEN_BYTE_ARRAY(16))
+ *   io.debezium.data.Json            JSON
+ *   io.debezium.data.VariableScaleDecimal  DECIMAL(38, s) or DOUBLE
+ * With `as-is` (Confluent's behaviour) they keep their physical type (string, struct),
+ * as Enum, Xml and the other string types always do.
  * A value schema that is not a struct becomes one column named `value`.
  *
  * Each top-level column carries a converter that is undefined when values pass
@@ -30,6 +37,20 @@
  */
 import type { SchemaElement } from 'hyparquet-writer';
 import { LogicalType, type Schema, unscaledFromBytes } from '../../src/connect/api/index.ts';
+import {
+  DebeziumType,
+  uuidBytes,
+  variableScaleDouble,
+  variableScaleUnscaled,
+  zonedTimeMicros,
+  zonedTimestampMicros,
+} from './debezium-types.ts';
+import {
+  DEFAULT_SEMANTIC_TYPES,
+  type FlatKind,
+  flatKind,
+  type SemanticTypes,
+} from './flat-columns.ts';
 
 export type ValueConverter = (value: unknown) => unknown;
 
@@ -40,6 +61,8 @@ export interface ParquetColumn {
   optional: boolean;
   /** Undefined means the Connect value is already what the encoder takes. */
   convert?: ValueConverter;
+  /** The flat builder kind (flat-columns.ts), undefined for a nested column. */
+  flat: FlatKind | undefined;
 }
 
 export interface ParquetSchema {
@@ -48,6 +71,8 @@ export interface ParquetSchema {
   columns: ParquetColumn[];
   /** The Connect schema the value columns came from. */
   valueSchema: Schema;
+  /** How Debezium's semantic types were mapped, for the row buffer's builders. */
+  types: SemanticTypes;
 }
 
 export interface MappingOptions {
@@ -55,6 +80,8 @@ export interface MappingOptions {
   nullableColumns?: boolean;
   /** Extra columns appended after the value's, e.g. the Kafka key and headers. */
   extraColumns?: Array<{ name: string; schema: Schema }>;
+  /** parquet.debezium.logical.types and parquet.variable.scale.decimal.*; native by default. */
+  types?: SemanticTypes;
 }
 
 export class SchemaMappingError extends Error {
@@ -83,26 +110,49 @@ export function toParquetSchema(valueSchema: Schema, options: MappingOptions = {
     names.add(c.name);
   }
   if (all.length === 0) throw new SchemaMappingError('a Parquet file needs at least one column');
+  const types = options.types ?? DEFAULT_SEMANTIC_TYPES;
   const elements: SchemaElement[] = [{ name: 'schema', num_children: all.length }];
   const columns: ParquetColumn[] = [];
   for (const c of all) {
-    appendElements(elements, c.name, c.schema);
+    appendElements(elements, c.name, c.schema, types);
     columns.push({
       name: c.name,
       schema: c.schema,
       optional: c.schema.optional,
-      convert: converterFor(c.schema),
+      convert: converterFor(c.schema, types, c.name),
+      flat: flatKind(c.schema, types),
     });
   }
-  return { elements, columns, valueSchema };
+  return { elements, columns, valueSchema, types };
 }
 
 function repetition(schema: Schema): 'OPTIONAL' | 'REQUIRED' {
   return schema.optional ? 'OPTIONAL' : 'REQUIRED';
 }
 
-function appendElements(out: SchemaElement[], name: string, schema: Schema): void {
+function appendElements(
+  out: SchemaElement[],
+  name: string,
+  schema: Schema,
+  types: SemanticTypes,
+): void {
   const repetition_type = repetition(schema);
+  if (types.debeziumTypes === 'native' && schema.name === DebeziumType.VariableScaleDecimal) {
+    const mapping = types.variableScaleDecimal;
+    out.push(
+      mapping.mode === 'double'
+        ? { name, repetition_type, type: 'DOUBLE' }
+        : {
+            name,
+            repetition_type,
+            type: 'BYTE_ARRAY',
+            converted_type: 'DECIMAL',
+            scale: mapping.scale,
+            precision: DEFAULT_DECIMAL_PRECISION,
+          },
+    );
+    return;
+  }
   switch (schema.type) {
     case 'struct': {
       const fields = schema.fields ?? [];
@@ -110,14 +160,14 @@ function appendElements(out: SchemaElement[], name: string, schema: Schema): voi
         throw new SchemaMappingError(`struct '${name}' has no fields; Parquet groups need one`);
       }
       out.push({ name, repetition_type, num_children: fields.length });
-      for (const f of fields) appendElements(out, f.name, f.schema);
+      for (const f of fields) appendElements(out, f.name, f.schema, types);
       return;
     }
     case 'array': {
       if (!schema.valueSchema) throw new SchemaMappingError(`array '${name}' has no value schema`);
       out.push({ name, repetition_type, num_children: 1, converted_type: 'LIST' });
       out.push({ name: 'list', repetition_type: 'REPEATED', num_children: 1 });
-      appendElements(out, 'element', schema.valueSchema);
+      appendElements(out, 'element', schema.valueSchema, types);
       return;
     }
     case 'map': {
@@ -127,16 +177,40 @@ function appendElements(out: SchemaElement[], name: string, schema: Schema): voi
       out.push({ name, repetition_type, num_children: 1, converted_type: 'MAP' });
       out.push({ name: 'key_value', repetition_type: 'REPEATED', num_children: 2 });
       // Parquet map keys are always required.
-      appendElements(out, 'key', { ...schema.keySchema, optional: false });
-      appendElements(out, 'value', schema.valueSchema);
+      appendElements(out, 'key', { ...schema.keySchema, optional: false }, types);
+      appendElements(out, 'value', schema.valueSchema, types);
       return;
     }
     default:
-      out.push({ name, repetition_type, ...primitive(name, schema) });
+      out.push({ name, repetition_type, ...primitive(name, schema, types) });
   }
 }
 
-function primitive(name: string, schema: Schema): Omit<SchemaElement, 'name'> {
+function primitive(
+  name: string,
+  schema: Schema,
+  types: SemanticTypes,
+): Omit<SchemaElement, 'name'> {
+  if (types.debeziumTypes === 'native' && schema.type === 'string') {
+    switch (schema.name) {
+      case DebeziumType.ZonedTimestamp:
+        return {
+          type: 'INT64',
+          logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MICROS' },
+        };
+      case DebeziumType.ZonedTime:
+        return {
+          type: 'INT64',
+          logical_type: { type: 'TIME', isAdjustedToUTC: true, unit: 'MICROS' },
+        };
+      case DebeziumType.Uuid:
+        return { type: 'FIXED_LEN_BYTE_ARRAY', type_length: 16, logical_type: { type: 'UUID' } };
+      case DebeziumType.Json:
+        // The logical type alone: hyparquet-writer re-serializes values of converted
+        // type JSON; the flat encoder writes the converted type beside it.
+        return { type: 'BYTE_ARRAY', logical_type: { type: 'JSON' } };
+    }
+  }
   switch (schema.name) {
     case LogicalType.Decimal: {
       const scale = Number(schema.parameters?.scale ?? 0);
@@ -206,9 +280,51 @@ const decimalToBigInt: ValueConverter = (v) => {
   return unscaledFromBytes(v);
 };
 
+const utf8 = new TextEncoder();
+
+/** Converters of Debezium's semantic types in native mode (values as the encoder takes them). */
+function semanticConverter(
+  schema: Schema,
+  types: SemanticTypes,
+  column: string,
+): ValueConverter | undefined {
+  if (types.debeziumTypes !== 'native') return undefined;
+  const nullable =
+    (f: (v: unknown) => unknown): ValueConverter =>
+    (v) =>
+      v === null || v === undefined ? v : f(v);
+  switch (schema.name) {
+    case DebeziumType.ZonedTimestamp:
+      return nullable((v) => BigInt(zonedTimestampMicros(v, column)));
+    case DebeziumType.ZonedTime:
+      return nullable((v) => BigInt(zonedTimeMicros(v, column)));
+    case DebeziumType.Uuid:
+      return nullable((v) => uuidBytes(v, column));
+    case DebeziumType.Json:
+      return nullable((v) => (typeof v === 'string' ? utf8.encode(v) : v));
+    case DebeziumType.VariableScaleDecimal: {
+      const mapping = types.variableScaleDecimal;
+      if (mapping.mode === 'double')
+        return nullable((v) => (typeof v === 'number' ? v : variableScaleDouble(v, column)));
+      return nullable((v) =>
+        typeof v === 'bigint' || v instanceof Uint8Array
+          ? decimalToBigInt(v)
+          : variableScaleUnscaled(v, mapping.scale, column),
+      );
+    }
+  }
+  return undefined;
+}
+
 /** The converter for a column, or undefined when its values pass through as they are. */
-export function converterFor(schema: Schema): ValueConverter | undefined {
+export function converterFor(
+  schema: Schema,
+  types: SemanticTypes = DEFAULT_SEMANTIC_TYPES,
+  column = '',
+): ValueConverter | undefined {
   if (schema.name === LogicalType.Decimal) return decimalToBigInt;
+  const semantic = semanticConverter(schema, types, column);
+  if (semantic !== undefined) return semantic;
   switch (schema.type) {
     case 'int64':
       // The encoder converts numbers itself for TIMESTAMP types, not for plain INT64 or TIME.
@@ -216,7 +332,7 @@ export function converterFor(schema: Schema): ValueConverter | undefined {
     case 'struct': {
       const fields = (schema.fields ?? []).map((f) => ({
         name: f.name,
-        convert: converterFor(f.schema),
+        convert: converterFor(f.schema, types, `${column}.${f.name}`),
       }));
       if (fields.every((f) => f.convert === undefined)) return undefined;
       return (v) => {
@@ -228,13 +344,17 @@ export function converterFor(schema: Schema): ValueConverter | undefined {
       };
     }
     case 'array': {
-      const element = schema.valueSchema ? converterFor(schema.valueSchema) : undefined;
+      const element = schema.valueSchema
+        ? converterFor(schema.valueSchema, types, column)
+        : undefined;
       if (!element) return undefined;
       return (v) => (v === null || v === undefined ? v : (v as unknown[]).map(element));
     }
     case 'map': {
-      const key = schema.keySchema ? converterFor(schema.keySchema) : undefined;
-      const value = schema.valueSchema ? converterFor(schema.valueSchema) : undefined;
+      const key = schema.keySchema ? converterFor(schema.keySchema, types, column) : undefined;
+      const value = schema.valueSchema
+        ? converterFor(schema.valueSchema, types, column)
+        : undefined;
       if (!key && !value) return undefined;
       return (v) => {
         if (v === null || v === undefined) return v;

@@ -224,6 +224,7 @@ export class ParquetSinkWriter {
           rotateIntervalMs: c.rotateIntervalMs,
           rotateScheduleIntervalMs: c.rotateScheduleIntervalMs,
           nullBehavior: c.nullBehavior,
+          types: c.types,
           compatibility: c.compatibility,
           storeKeys: c.storeKeys,
           storeHeaders: c.storeHeaders,

@@ -59,6 +59,7 @@ import {
 import type { ParquetCodec } from './codecs.ts';
 import type { FileEncoder } from './file-encoder.ts';
 import { fileName, objectKey } from './file-naming.ts';
+import type { SemanticTypes } from './flat-columns.ts';
 import { kafkaColumns, kafkaColumnValues } from './kafka-columns.ts';
 import type { ObjectStore } from './object-store.ts';
 import { type Partitioner, PartitionerError } from './partitioner.ts';
@@ -83,6 +84,8 @@ export interface WriterSettings {
   /** <= 0: off. */
   rotateScheduleIntervalMs: number;
   nullBehavior: NullBehavior;
+  /** How Debezium's semantic types are written (parquet.debezium.logical.types). */
+  types?: SemanticTypes;
   compatibility: Compatibility;
   storeKeys: boolean;
   storeHeaders: boolean;
@@ -501,6 +504,7 @@ export class TopicPartitionWriter {
     return toParquetSchema(schema, {
       nullableColumns: this.s.nullBehavior === 'write',
       extraColumns: this.extraColumns,
+      ...(this.s.types ? { types: this.s.types } : {}),
     });
   }
 

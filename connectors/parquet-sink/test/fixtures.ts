@@ -5,6 +5,7 @@
  */
 import { type Schema, Schemas, type SinkRecord } from '../../../src/connect/api/index.ts';
 import type { ParquetSinkConfig } from '../config.ts';
+import { DEFAULT_SEMANTIC_TYPES } from '../flat-columns.ts';
 
 export const T0 = Date.UTC(2026, 10, 28, 22, 30); // 2026-11-28T22:30:00Z
 
@@ -101,6 +102,7 @@ export function sinkConfig(
     rotateScheduleIntervalMs: -1,
     codec: 'snappy',
     nullBehavior: 'fail',
+    types: DEFAULT_SEMANTIC_TYPES,
     compatibility: 'NONE',
     padWidth: 10,
     storeKeys: false,
