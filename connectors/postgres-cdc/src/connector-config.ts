@@ -16,8 +16,16 @@ import {
   type Validator,
 } from '../../../src/connect/api/index.ts';
 import type { PublicationMode } from './publication.ts';
+import { wholeMatch } from './source-type-parameters.ts';
 import type { FilterLists } from './table-filter.ts';
-import type { DecimalHandlingMode, TimePrecisionMode } from './type-mapping.ts';
+import type {
+  BinaryHandlingMode,
+  DecimalHandlingMode,
+  HstoreHandlingMode,
+  IntervalHandlingMode,
+  MappingModes,
+  TimePrecisionMode,
+} from './type-mapping.ts';
 
 export type SnapshotMode = 'initial' | 'initial_only' | 'no_data' | 'always' | 'when_needed';
 
@@ -229,8 +237,79 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     name: 'time.precision.mode',
     type: 'string',
     default: 'adaptive',
-    validator: oneOf('adaptive', 'adaptive_time_microseconds', 'connect'),
-    doc: 'How time columns are represented.',
+    validator: oneOf(
+      'adaptive',
+      'adaptive_time_microseconds',
+      'connect',
+      'isostring',
+      'microseconds',
+      'nanoseconds',
+    ),
+    doc:
+      'How date, time and timestamp columns are represented (temporal-mapping.ts): adaptive ' +
+      '(Debezium time types at the column precision), adaptive_time_microseconds (time as ' +
+      'MicroTime), connect (Kafka Connect Date, Time, Timestamp in ms), isostring (ISO-8601 ' +
+      'strings at UTC), microseconds (MicroTime, MicroTimestamp), nanoseconds (NanoTime, ' +
+      "NanoTimestamp; timestamps outside 1677..2262 fail the task). Debezium's structured is " +
+      'not supported.',
+    group: 'Events',
+  }),
+  define({
+    name: 'interval.handling.mode',
+    type: 'string',
+    default: 'numeric',
+    validator: oneOf('numeric', 'string'),
+    doc:
+      'How interval columns are represented: numeric (io.debezium.time.MicroDuration, approximate ' +
+      'microseconds with 365.25/12 days a month) or string (io.debezium.time.Interval, exact ' +
+      "'P<y>Y<m>M<d>DT<h>H<m>M<s>S').",
+    group: 'Events',
+  }),
+  define({
+    name: 'binary.handling.mode',
+    type: 'string',
+    default: 'bytes',
+    validator: oneOf('bytes', 'base64', 'base64-url-safe', 'hex'),
+    doc:
+      'How bytea columns (and columns sent by include.unknown.datatypes) are represented: bytes, ' +
+      'or a base64, base64-url-safe or hex string.',
+    group: 'Events',
+  }),
+  define({
+    name: 'hstore.handling.mode',
+    type: 'string',
+    default: 'json',
+    validator: oneOf('json', 'map'),
+    doc: 'How hstore columns are represented: json (io.debezium.data.Json string) or map (MAP of strings).',
+    group: 'Events',
+  }),
+  define({
+    name: 'money.fraction.digits',
+    type: 'int',
+    default: 2,
+    // Debezium reads the key as a Java short.
+    validator: (v) => (v >= 0 && v <= 32767 ? undefined : 'must be between 0 and 32767'),
+    doc:
+      'Scale of the Decimal that money columns become with decimal.handling.mode=precise; values ' +
+      'are rounded half up to it.',
+    group: 'Events',
+  }),
+  define<string[]>({
+    name: 'column.propagate.source.type',
+    type: 'list',
+    default: [],
+    doc:
+      'Regular expressions of schema.table.column names whose schemas carry the ' +
+      '__debezium.source.column.type, .length, .scale and .name parameters.',
+    group: 'Events',
+  }),
+  define<string[]>({
+    name: 'datatype.propagate.source.type',
+    type: 'list',
+    default: [],
+    doc:
+      'Regular expressions of schema.table.typename (the type as pg_type names it: varchar, ' +
+      'numeric, a domain) whose columns carry the __debezium.source.column.* parameters.',
     group: 'Events',
   }),
   define({
@@ -238,8 +317,9 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     type: 'boolean',
     default: false,
     doc:
-      'A captured column whose type the connector cannot map (money, inet, ranges, geometric ' +
-      "and extension types, ...): true sends it as BYTES holding Postgres' text form of the value, " +
+      'A captured column whose type the connector cannot map (multiranges, tsquery, pg_lsn, ' +
+      "composite and unknown extension types, ...): true sends it as Postgres' text form of the " +
+      'value, as BYTES (or a string, per binary.handling.mode), ' +
       'as Debezium does; false fails the connector and the task, naming the column, rather than ' +
       'leave it out of the events.',
     group: 'Events',
@@ -340,6 +420,8 @@ export function validateCombinations(v: Readonly<Record<string, unknown>>): Conf
     'table.exclude.list',
     'column.include.list',
     'column.exclude.list',
+    'column.propagate.source.type',
+    'datatype.propagate.source.type',
   ]) {
     for (const pattern of (v[key] as string[] | undefined) ?? []) {
       try {
@@ -405,6 +487,12 @@ export interface PostgresCdcSettings {
   snapshotFetchSize: number;
   decimalHandlingMode: DecimalHandlingMode;
   timePrecisionMode: TimePrecisionMode;
+  intervalHandlingMode: IntervalHandlingMode;
+  binaryHandlingMode: BinaryHandlingMode;
+  hstoreHandlingMode: HstoreHandlingMode;
+  moneyFractionDigits: number;
+  /** column.propagate.source.type / datatype.propagate.source.type, as written. */
+  propagateSourceType: { columns: string[]; datatypes: string[] };
   includeUnknownDatatypes: boolean;
   tombstonesOnDelete: boolean;
   heartbeatIntervalMs: number;
@@ -459,6 +547,14 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     snapshotFetchSize: n('snapshot.fetch.size'),
     decimalHandlingMode: e('decimal.handling.mode') as DecimalHandlingMode,
     timePrecisionMode: e('time.precision.mode') as TimePrecisionMode,
+    intervalHandlingMode: e('interval.handling.mode') as IntervalHandlingMode,
+    binaryHandlingMode: e('binary.handling.mode') as BinaryHandlingMode,
+    hstoreHandlingMode: e('hstore.handling.mode') as HstoreHandlingMode,
+    moneyFractionDigits: n('money.fraction.digits'),
+    propagateSourceType: {
+      columns: l('column.propagate.source.type'),
+      datatypes: l('datatype.propagate.source.type'),
+    },
     includeUnknownDatatypes: v['include.unknown.datatypes'] as boolean,
     tombstonesOnDelete: v['tombstones.on.delete'] as boolean,
     heartbeatIntervalMs: n('heartbeat.interval.ms'),
@@ -479,5 +575,25 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
           e[0].startsWith('topic.creation.') && typeof e[1] === 'string',
       ),
     ),
+  };
+}
+
+/** The column mapping modes of the settings (type-mapping.ts), for the task's schemas. */
+export function mappingModes(s: PostgresCdcSettings): MappingModes {
+  return {
+    decimalHandlingMode: s.decimalHandlingMode,
+    timePrecisionMode: s.timePrecisionMode,
+    includeUnknownDatatypes: s.includeUnknownDatatypes,
+    intervalHandlingMode: s.intervalHandlingMode,
+    binaryHandlingMode: s.binaryHandlingMode,
+    hstoreHandlingMode: s.hstoreHandlingMode,
+    moneyFractionDigits: s.moneyFractionDigits,
+    propagateSourceType:
+      s.propagateSourceType.columns.length + s.propagateSourceType.datatypes.length === 0
+        ? undefined
+        : {
+            columns: s.propagateSourceType.columns.map(wholeMatch),
+            datatypes: s.propagateSourceType.datatypes.map(wholeMatch),
+          },
   };
 }

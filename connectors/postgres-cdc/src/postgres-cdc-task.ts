@@ -51,6 +51,7 @@ import {
 import type { CompletedTransaction } from './change-event-source.ts';
 import { CommitTracker } from './commit-tracker.ts';
 import {
+  mappingModes,
   type PostgresCdcSettings,
   postgresCdcConfigDefs,
   readSettings,
@@ -534,11 +535,7 @@ export class PostgresCdcSourceTask implements SourceTask {
   }
 
   private modes(): MappingModes {
-    return {
-      decimalHandlingMode: this.s.decimalHandlingMode,
-      timePrecisionMode: this.s.timePrecisionMode,
-      includeUnknownDatatypes: this.s.includeUnknownDatatypes,
-    };
+    return mappingModes(this.s);
   }
 
   private fail(error: Error): void {

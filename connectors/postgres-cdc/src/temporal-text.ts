@@ -369,3 +369,75 @@ export function parseIntervalMicros(text: string): number | bigint {
   const secMicros = (Number(whole) * 1_000_000 + fracMicros) * (negative ? -1 : 1);
   return int64FromDouble(Math.trunc(seconds * 1_000_000) + secMicros);
 }
+
+/**
+ * time.precision.mode=isostring (Debezium's IsoDate, IsoTime, IsoTimestamp) and
+ * nanoseconds (NanoTime, NanoTimestamp). timestamptz and timetz keep ZonedTimestamp and
+ * ZonedTime in these modes too, as in every mode.
+ *   IsoDate       'YYYY-MM-DDZ' (ISO_OFFSET_DATE at UTC midnight); infinities are the
+ *                 LocalDates Debezium reads them as (see the header): '-5877611-06-21Z'
+ *                 for 'infinity', '-5877611-06-22Z' for '-infinity'.
+ *   IsoTime       'HH:MM:SS[.f]Z' (ISO_OFFSET_TIME: the fraction without trailing zeros);
+ *                 '24:00:00' is midnight, '00:00:00Z' (LocalTime of 0:00 plus 24 hours).
+ *   IsoTimestamp  as ZonedTimestamp's text (ISO_OFFSET_DATE_TIME at UTC); infinities are
+ *                 the instants of pgjdbc's infinity sentinels, taken as µs as Debezium
+ *                 takes them (POSITIVE_INFINITY_LOCAL_DATE_TIME).
+ *   NanoTime      µs of the day × 1000.
+ *   NanoTimestamp epoch µs × 1000; infinities are int64's ends (Debezium's
+ *                 convertTimestampToEpochNanos). Other values past int64 in ns (before
+ *                 1677-09-21, after 2262-04-11) throw NanosOutOfRangeError: Debezium
+ *                 fails on them too (its documentation says so).
+ */
+export function formatIsoDate(text: string): string {
+  const { year, month, day } = civilFromDays(parseDateDays(text));
+  return `${isoYear(year)}-${pad2(month)}-${pad2(day)}Z`;
+}
+
+export function formatIsoTime(text: string): string {
+  const micros = parseTimeMicros(text) % MICROS_PER_DAY;
+  const seconds = Math.floor(micros / 1_000_000);
+  return `${pad2(Math.floor(seconds / 3600))}:${pad2(Math.floor(seconds / 60) % 60)}:${pad2(
+    seconds % 60,
+  )}${fraction(micros - seconds * 1_000_000)}Z`;
+}
+
+export function formatIsoTimestamp(text: string): string {
+  return formatZonedTimestamp(readEpochMicros(text));
+}
+
+export function parseTimeNanos(text: string): number {
+  return parseTimeMicros(text) * 1000;
+}
+
+export class NanosOutOfRangeError extends Error {}
+
+export function parseTimestampNanos(text: string): number | bigint {
+  if (text === 'infinity') return INT64_MAX;
+  if (text === '-infinity') return INT64_MIN;
+  const nanos = BigInt(readEpochMicros(text)) * 1000n;
+  if (nanos > INT64_MAX || nanos < INT64_MIN)
+    throw new NanosOutOfRangeError('is outside the range of epoch nanoseconds in an int64');
+  return int64(nanos);
+}
+
+/**
+ * interval.handling.mode=string: Debezium's io.debezium.time.Interval text,
+ * 'P<y>Y<m>M<d>DT<h>H<m>M<s>S' with every part present (Interval.toIsoString over
+ * PGInterval's fields), seconds as a plain decimal without trailing zeros ('6.5', '0',
+ * '-4.000005'). Postgres' ISO 8601 output has the same fields (years and months from
+ * its months, days, then hours, minutes and seconds of its time, each with its own
+ * sign), only with the zero ones left out. Infinities (Postgres 17+) have no Debezium
+ * form (PGInterval does not read them); they pass as 'infinity' and '-infinity'.
+ */
+export function formatIntervalString(text: string): string {
+  const m = INTERVAL_ISO.exec(text);
+  if (!m) {
+    if (text === 'infinity' || text === '-infinity') return text;
+    throw new Error(`unexpected interval text ${JSON.stringify(text)}`);
+  }
+  const n = (i: number) => (m[i] === undefined ? 0 : Number(m[i]));
+  let seconds = m[6] ?? '0';
+  if (seconds.includes('.')) seconds = seconds.replace(/0+$/, '').replace(/\.$/, '');
+  if (/^-?0$/.test(seconds)) seconds = '0';
+  return `P${n(1)}Y${n(2)}M${n(3)}DT${n(4)}H${n(5)}M${seconds}S`;
+}

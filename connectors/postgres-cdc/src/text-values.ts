@@ -18,9 +18,10 @@ export function parseByteaHex(text: string): Buffer {
 
 /**
  * Elements of a one- or multi-dimensional array literal ('{1,2,NULL}', '{"a b","c\\"d"}',
- * '{{1,2},{3,4}}'), nested arrays for nested braces, null for NULL.
+ * '{{1,2},{3,4}}'), nested arrays for nested braces, null for NULL. `delimiter` is the
+ * element type's typdelim: ',' for all but box, whose arrays read '{(1,1),(0,0);(2,2),(1,1)}'.
  */
-export function parseArrayLiteral(text: string): unknown[] {
+export function parseArrayLiteral(text: string, delimiter = ','): unknown[] {
   let pos = 0;
   // A leading dimension decoration ('[0:1]={...}') only appears for non-default bounds.
   if (text[0] === '[') pos = text.indexOf('=') + 1;
@@ -45,12 +46,12 @@ export function parseArrayLiteral(text: string): unknown[] {
         out.push(s);
       } else {
         let end = pos;
-        while (text[end] !== ',' && text[end] !== '}') end++;
+        while (text[end] !== delimiter && text[end] !== '}') end++;
         const raw = text.slice(pos, end);
         out.push(raw === 'NULL' ? null : raw);
         pos = end;
       }
-      if (text[pos] === ',') pos++;
+      if (text[pos] === delimiter) pos++;
       else {
         pos++; // }
         return out;

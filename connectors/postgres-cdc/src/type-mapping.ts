@@ -1,8 +1,9 @@
 /**
  * Postgres column types to Connect schemas and values, as Debezium's Postgres
- * connector maps them (its "How the connector maps data types" reference):
+ * connector maps them (its "How the connector maps data types" reference and
+ * PostgresValueConverter):
  *   int2 INT16, int4 INT32, int8/oid INT64, float4 FLOAT32, float8 FLOAT64, bool BOOLEAN
- *   text/varchar/bpchar/name/citext STRING, bytea BYTES
+ *   text/varchar/bpchar/name/citext STRING
  *   numeric(p,s)   decimal.handling.mode precise: Decimal (scale, connect.decimal.precision)
  *                  numeric without scale: io.debezium.data.VariableScaleDecimal {scale, value}
  *                  double: FLOAT64, string: STRING in Java's BigDecimal.toString() form
@@ -12,111 +13,60 @@
  *                  (UnrepresentableValueError; numericMapping says why)
  *   float4/float8  'NaN', 'Infinity', '-Infinity' as the float values (JsonConverter
  *                  writes them as the strings "NaN", "Infinity", "-Infinity")
- *   date           io.debezium.time.Date INT32 days (connect: kafka Date)
- *   time(p)        adaptive: p<=3 io.debezium.time.Time INT32 ms, else MicroTime INT64 µs;
- *                  adaptive_time_microseconds: MicroTime; connect: kafka Time (ms)
- *   timestamp(p)   adaptive: p<=3 io.debezium.time.Timestamp ms, else MicroTimestamp µs;
- *                  connect: kafka Timestamp (ms)
- *   timestamptz    io.debezium.time.ZonedTimestamp STRING (UTC, ISO-8601)
- *   timetz         io.debezium.time.ZonedTime STRING (UTC)
- *   interval       io.debezium.time.MicroDuration INT64 (month = 365.25/12 days)
- *   'infinity' and '-infinity' of date, timestamp, timestamptz and interval: Debezium's
- *                  sentinels (temporal-text.ts lists them); INT64 values beyond 2^53
- *                  (timestamps before 1685 or after 2254 in µs, int8) are bigints.
+ *   date, time, timestamp, timestamptz, timetz, interval: per time.precision.mode and
+ *                  interval.handling.mode, temporal-mapping.ts (values: temporal-text.ts)
  *   uuid           io.debezium.data.Uuid, json/jsonb io.debezium.data.Json, xml io.debezium.data.Xml
  *   enum           io.debezium.data.Enum STRING, parameter `allowed` = labels joined by ','
- *   domain         its base type; arrays: ARRAY of the element mapping (optional elements)
- * Any other type has no mapping (mapColumn returns null); unknown-datatypes.ts decides
+ *   money, bit/varbit, bytea (binary.handling.mode), inet/cidr/macaddr/macaddr8, ranges,
+ *   tsvector, geometric types, hstore, ltree, pgvector, PostGIS: extension-mapping.ts
+ *   domain         its base type (with the domain's typmod); arrays: ARRAY of the element
+ *                  mapping (optional elements), for every mapped element type. Debezium
+ *                  itself has no mapping for arrays of money, interval, varbit, xml, point
+ *                  and of domains; we send them as arrays of the element's mapping.
+ *   column.propagate.source.type / datatype.propagate.source.type: source-type-parameters.ts
+ * Any other type has no mapping (mapColumn returns null): multiranges, tsquery, pg_lsn,
+ * txid_snapshot, composite types, other extensions' types. unknown-datatypes.ts decides
  * what becomes of such a column (include.unknown.datatypes): it is never left out.
  */
-import { ConnectException, type Schema, Schemas } from '../../../src/connect/api/index.ts';
+import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
+import { catalogExtraMapping, extensionTypeMapping } from './extension-mapping.ts';
 import { int64FromText } from './int64.ts';
-import type { TableId } from './table-filter.ts';
 import {
-  formatZonedTime,
-  formatZonedTimestampText,
-  parseDateDays,
-  parseIntervalMicros,
-  parseTimeMicros,
-  parseTimestampMicros,
-  parseTimestampMillis,
-} from './temporal-text.ts';
+  type ColumnMapping,
+  type ColumnRef,
+  DebeziumNames,
+  type DecimalHandlingMode,
+  identity,
+  type MappingModes,
+  named,
+  UnrepresentableValueError,
+} from './mapping-types.ts';
+import { sourceTypeParameters } from './source-type-parameters.ts';
+import { temporalMapping } from './temporal-mapping.ts';
 import {
   bigDecimalToString,
   decimalBytes,
   isNumericSpecial,
   parseArrayLiteral,
-  parseByteaHex,
   scaleOf,
 } from './text-values.ts';
 import type { TypeRegistry } from './type-registry.ts';
 
-export type DecimalHandlingMode = 'precise' | 'double' | 'string';
-export type TimePrecisionMode = 'adaptive' | 'adaptive_time_microseconds' | 'connect';
+export {
+  type BinaryHandlingMode,
+  type ColumnMapping,
+  type ColumnRef,
+  DebeziumNames,
+  type DecimalHandlingMode,
+  type HstoreHandlingMode,
+  type IntervalHandlingMode,
+  type MappingModes,
+  type PropagateSourceType,
+  type TimePrecisionMode,
+  UnrepresentableValueError,
+} from './mapping-types.ts';
 
-export interface MappingModes {
-  decimalHandlingMode: DecimalHandlingMode;
-  timePrecisionMode: TimePrecisionMode;
-  /** include.unknown.datatypes (unknown-datatypes.ts); false when absent. */
-  includeUnknownDatatypes?: boolean;
-}
-
-/** The column a mapping converts, for error messages. */
-export interface ColumnRef {
-  table: TableId;
-  column: string;
-}
-
-/**
- * A column value the configured mapping has no representation for. Fatal (kind
- * `connect`): the task fails with the message, and nothing past the value is confirmed
- * to Postgres, so a restart with the config the message names picks it up. Retrying
- * would read the same WAL and fail the same way.
- */
-export class UnrepresentableValueError extends ConnectException {
-  constructor(
-    readonly where: ColumnRef,
-    readonly value: string,
-    explanation: string,
-  ) {
-    super(
-      `Table ${where.table.schema}.${where.table.table}, column ${where.column}: value '${value}' ${explanation}`,
-    );
-    this.name = 'UnrepresentableValueError';
-  }
-}
-
-/** A column's schema (required; the caller makes it optional) and its text converter. */
-export interface ColumnMapping {
-  schema: Schema;
-  fromText(text: string): unknown;
-}
-
-export const DebeziumNames = {
-  Date: 'io.debezium.time.Date',
-  Time: 'io.debezium.time.Time',
-  MicroTime: 'io.debezium.time.MicroTime',
-  Timestamp: 'io.debezium.time.Timestamp',
-  MicroTimestamp: 'io.debezium.time.MicroTimestamp',
-  ZonedTimestamp: 'io.debezium.time.ZonedTimestamp',
-  ZonedTime: 'io.debezium.time.ZonedTime',
-  MicroDuration: 'io.debezium.time.MicroDuration',
-  VariableScaleDecimal: 'io.debezium.data.VariableScaleDecimal',
-  Uuid: 'io.debezium.data.Uuid',
-  Json: 'io.debezium.data.Json',
-  Xml: 'io.debezium.data.Xml',
-  Enum: 'io.debezium.data.Enum',
-} as const;
-
-const identity = (s: string) => s;
 const toInt = (s: string) => +s;
-const named = (schema: Schema, name: string, version?: number): Schema =>
-  version === undefined ? { ...schema, name } : { ...schema, name, version };
-
-/** Time typmod is the fractional-second precision; -1 means the default, 6. */
-function precisionOf(typmod: number): number {
-  return typmod < 0 ? 6 : typmod;
-}
 
 export const VARIABLE_SCALE_DECIMAL_SCHEMA: Schema = Schemas.struct(
   [
@@ -202,7 +152,6 @@ function baseMapping(
   modes: MappingModes,
   where: ColumnRef,
 ): ColumnMapping | null {
-  const connect = modes.timePrecisionMode === 'connect';
   switch (name) {
     case 'int2':
       return { schema: Schemas.int16(), fromText: toInt };
@@ -222,10 +171,7 @@ function baseMapping(
     case 'bpchar':
     case 'char':
     case 'name':
-    case 'citext':
       return { schema: Schemas.string(), fromText: identity };
-    case 'bytea':
-      return { schema: Schemas.bytes(), fromText: parseByteaHex };
     case 'numeric':
       return numericMapping(typmod, modes.decimalHandlingMode, where);
     case 'uuid':
@@ -235,61 +181,18 @@ function baseMapping(
       return { schema: named(Schemas.string(), DebeziumNames.Json, 1), fromText: identity };
     case 'xml':
       return { schema: named(Schemas.string(), DebeziumNames.Xml, 1), fromText: identity };
-    case 'date':
-      return {
-        schema: connect ? Schemas.date() : named(Schemas.int32(), DebeziumNames.Date, 1),
-        fromText: parseDateDays,
-      };
-    case 'time': {
-      const micros =
-        modes.timePrecisionMode === 'adaptive_time_microseconds' || precisionOf(typmod) > 3;
-      if (connect)
-        return { schema: Schemas.time(), fromText: (s) => Math.floor(parseTimeMicros(s) / 1000) };
-      if (micros)
-        return {
-          schema: named(Schemas.int64(), DebeziumNames.MicroTime, 1),
-          fromText: parseTimeMicros,
-        };
-      return {
-        schema: named(Schemas.int32(), DebeziumNames.Time, 1),
-        fromText: (s) => Math.floor(parseTimeMicros(s) / 1000),
-      };
-    }
-    case 'timestamp': {
-      if (connect) return { schema: Schemas.timestamp(), fromText: parseTimestampMillis };
-      if (precisionOf(typmod) > 3)
-        return {
-          schema: named(Schemas.int64(), DebeziumNames.MicroTimestamp, 1),
-          fromText: parseTimestampMicros,
-        };
-      return {
-        schema: named(Schemas.int64(), DebeziumNames.Timestamp, 1),
-        fromText: parseTimestampMillis,
-      };
-    }
-    case 'timestamptz':
-      return {
-        schema: named(Schemas.string(), DebeziumNames.ZonedTimestamp, 1),
-        fromText: formatZonedTimestampText,
-      };
-    case 'timetz':
-      return {
-        schema: named(Schemas.string(), DebeziumNames.ZonedTime, 1),
-        fromText: formatZonedTime,
-      };
-    case 'interval':
-      return {
-        schema: named(Schemas.int64(), DebeziumNames.MicroDuration, 1),
-        fromText: parseIntervalMicros,
-      };
     default:
-      return null;
+      return (
+        temporalMapping(name, typmod, modes, where) ??
+        catalogExtraMapping(name, typmod, modes, where)
+      );
   }
 }
 
 /**
  * The mapping of column `where`, of type `oid` with modifier `typmod`, or null when
- * the type has none (see unknown-datatypes.ts).
+ * the type has none (see unknown-datatypes.ts). Its schema carries the
+ * __debezium.source.column.* parameters when modes.propagateSourceType selects the column.
  */
 export function mapColumn(
   registry: TypeRegistry,
@@ -298,9 +201,35 @@ export function mapColumn(
   modes: MappingModes,
   where: ColumnRef,
 ): ColumnMapping | null {
+  const mapping = mapType(registry, oid, typmod, modes, where);
+  const propagate = modes.propagateSourceType;
+  const type = registry.get(oid);
+  if (!mapping || !propagate || !type) return mapping;
+  const prefix = `${where.table.schema}.${where.table.table}.`;
+  const column = `${prefix}${where.column}`;
+  const datatype = `${prefix}${type.name}`;
+  if (
+    !propagate.columns.some((r) => r.test(column)) &&
+    !propagate.datatypes.some((r) => r.test(datatype))
+  )
+    return mapping;
+  const parameters = {
+    ...mapping.schema.parameters,
+    ...sourceTypeParameters(registry, type, typmod, where.column),
+  };
+  return { ...mapping, schema: { ...mapping.schema, parameters } };
+}
+
+function mapType(
+  registry: TypeRegistry,
+  oid: number,
+  typmod: number,
+  modes: MappingModes,
+  where: ColumnRef,
+): ColumnMapping | null {
   const type = registry.get(oid);
   if (!type) return null;
-  if (type.kind === 'd') return mapColumn(registry, type.baseOid, type.baseTypmod, modes, where);
+  if (type.kind === 'd') return mapType(registry, type.baseOid, type.baseTypmod, modes, where);
   if (type.kind === 'e') {
     return {
       fromText: identity,
@@ -311,17 +240,19 @@ export function mapColumn(
     };
   }
   if (type.isArray && type.elementOid !== 0) {
-    const element = mapColumn(registry, type.elementOid, typmod, modes, where);
+    const element = mapType(registry, type.elementOid, typmod, modes, where);
     if (!element) return null;
+    const delimiter = registry.get(type.elementOid)?.delimiter ?? ',';
     const convert = (values: unknown[]): unknown[] =>
       values.map((v) =>
         v === null ? null : Array.isArray(v) ? convert(v) : element.fromText(v as string),
       );
     return {
       schema: Schemas.array({ ...element.schema, optional: true }),
-      fromText: (s) => convert(parseArrayLiteral(s)),
+      fromText: (s) => convert(parseArrayLiteral(s, delimiter)),
     };
   }
-  if (type.schema !== 'pg_catalog' && type.name !== 'citext') return null;
+  if (type.schema !== 'pg_catalog')
+    return type.kind === 'b' ? extensionTypeMapping(type.name, modes, where) : null;
   return baseMapping(type.name, typmod, modes, where);
 }

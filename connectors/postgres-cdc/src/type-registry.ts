@@ -1,7 +1,8 @@
 /**
  * The database's types (pg_type), so column type OIDs from Relation messages and
  * snapshot queries can be mapped: base types by name, enums with their labels, domains
- * to their base type, arrays to their element type. Loaded once at task start and
+ * to their base type, arrays to their element type (and the delimiter between their
+ * elements). Loaded once at task start and
  * again when an unknown OID shows up (a type created after start).
  */
 import type pg from 'pg';
@@ -19,6 +20,8 @@ export interface PgType {
   baseTypmod: number;
   isArray: boolean;
   enumLabels: string[] | null;
+  /** typdelim: what separates this type's values in an array literal (',', box's ';'). */
+  delimiter: string;
 }
 
 export class TypeRegistry {
@@ -29,7 +32,7 @@ export class TypeRegistry {
   async load(): Promise<void> {
     const result = await this.client.query(
       `SELECT t.oid, t.typname, n.nspname, t.typtype, t.typelem, t.typbasetype, t.typtypmod,
-              t.typcategory = 'A' AS is_array,
+              t.typcategory = 'A' AS is_array, t.typdelim,
               (SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid) AS labels
          FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace`,
     );
@@ -45,6 +48,7 @@ export class TypeRegistry {
         baseTypmod: r.typtypmod,
         isArray: r.is_array,
         enumLabels: r.labels,
+        delimiter: r.typdelim ?? ',',
       });
     }
     this.types = types;

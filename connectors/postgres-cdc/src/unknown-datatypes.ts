@@ -1,8 +1,8 @@
 /**
- * Columns whose type has no mapping (type-mapping.ts's mapColumn returns null: money,
- * bit/varbit, inet/cidr/macaddr, ranges, geometric types, extension types such as
- * hstore, ltree or pgvector, arrays of any of them). Such a column is never left out
- * of the events silently:
+ * Columns whose type has no mapping (type-mapping.ts's mapColumn returns null:
+ * multiranges, tsquery, pg_lsn, txid_snapshot, composite types, extension types Debezium
+ * does not know, arrays of any of them). Such a column is never left out of the events
+ * silently:
  *   include.unknown.datatypes=false (default)  the connector's and the task's start
  *       fail naming table, column and type (unmappedColumns, from the catalog), and a
  *       Relation message or snapshot table that brings one fails the task
@@ -11,12 +11,15 @@
  *       BYTES (optional when the column is nullable), the value the bytes of the text
  *       Postgres sends for it (PostgresValueConverter falls back to SchemaBuilder.bytes()
  *       and convertBinary of the value; pgoutput and COPY both give the text form),
- *       encoded as UTF-8 (what String.getBytes() gives on a UTF-8 JVM).
+ *       encoded as UTF-8 (what String.getBytes() gives on a UTF-8 JVM), and sent as
+       binary.handling.mode says (BYTES, or a base64 / hex STRING), as Debezium's
+       binaryMode.getSchema() and convertBinary do.
  * Debezium itself drops the column with a warning when the key is false; we fail
  * instead, since a column that vanishes from every event is data lost without a trace.
  */
 import type pg from 'pg';
-import { ConnectException, Schemas } from '../../../src/connect/api/index.ts';
+import { ConnectException } from '../../../src/connect/api/index.ts';
+import { binaryEncoding } from './binary-values.ts';
 import type { TableFilter, TableId } from './table-filter.ts';
 import {
   type ColumnMapping,
@@ -60,11 +63,11 @@ export function typeName(registry: TypeRegistry, oid: number): string {
   return t.schema === 'pg_catalog' ? t.name : `${t.schema}.${t.name}`;
 }
 
-/** Debezium's mapping of an unknown type: BYTES holding the text form. */
-const TEXT_BYTES: ColumnMapping = {
-  schema: Schemas.bytes(),
-  fromText: (s) => Buffer.from(s, 'utf8'),
-};
+/** Debezium's mapping of an unknown type: the text form's bytes, per binary.handling.mode. */
+function textBytes(modes: MappingModes): ColumnMapping {
+  const encoding = binaryEncoding(modes.binaryHandlingMode ?? 'bytes');
+  return { schema: encoding.schema, fromText: (s) => encoding.encode(Buffer.from(s, 'utf8')) };
+}
 
 /**
  * The column's mapping; for a type with none, the text-bytes mapping when
@@ -79,7 +82,7 @@ export function requireMapping(
 ): ColumnMapping {
   const mapping = mapColumn(registry, oid, typmod, modes, where);
   if (mapping) return mapping;
-  if (modes.includeUnknownDatatypes) return TEXT_BYTES;
+  if (modes.includeUnknownDatatypes) return textBytes(modes);
   throw new UnknownDatatypeError([{ ...where, type: typeName(registry, oid) }]);
 }
 

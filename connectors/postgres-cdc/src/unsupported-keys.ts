@@ -11,7 +11,7 @@
  * has (name, connector.class, tasks.max, *.converter*, transforms.*, predicates.*,
  * errors.*, topic.creation.*, config.action.reload, producer/consumer/admin.override.*):
  * nothing here shares their prefixes. An entry with `accepts` lets through the value
- * that names what the connector does anyway (interval.handling.mode=numeric), compared
+ * that names what the connector does anyway (snapshot.locking.mode=shared), compared
  * case-insensitively as Debezium compares enumerations.
  */
 import type { ConfigError } from '../../../src/connect/api/index.ts';
@@ -45,28 +45,6 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
       {
         name: 'message.key.columns',
         advice: `${NOT_YET}; events are keyed by the primary key (or REPLICA IDENTITY USING INDEX), and tables without a key get null keys and a cleanup.policy=delete topic`,
-      },
-      ...['column.propagate.source.type', 'datatype.propagate.source.type'].map((name) => ({
-        name,
-        advice: `${NOT_YET}; schemas carry no __debezium.source.column.* parameters`,
-      })),
-      {
-        name: 'binary.handling.mode',
-        advice: `${NOT_YET}; bytea is always sent as bytes`,
-        accepts: 'bytes',
-      },
-      {
-        name: 'interval.handling.mode',
-        advice: `${NOT_YET}; intervals are always io.debezium.time.MicroDuration`,
-        accepts: 'numeric',
-      },
-      {
-        name: 'hstore.handling.mode',
-        advice: `${NOT_YET}; hstore has no mapping: see include.unknown.datatypes`,
-      },
-      {
-        name: 'money.fraction.digits',
-        advice: `${NOT_YET}; money has no mapping: see include.unknown.datatypes`,
       },
       {
         name: 'unavailable.value.placeholder',

@@ -284,11 +284,11 @@ describe('snapshot inside the slot exported snapshot (real Postgres)', () => {
     const sql = new pg.Client(cluster().connectionConfig(db));
     await sql.connect();
     cleanups.push(() => sql.end());
-    await sql.query(`CREATE TABLE shapes (id int PRIMARY KEY, p point, rs int4range[]);
-      INSERT INTO shapes VALUES (1, '(1,2)', '{"[1,3)"}')`);
+    await sql.query(`CREATE TABLE shapes (id int PRIMARY KEY, p tsquery, rs int4multirange[]);
+      INSERT INTO shapes VALUES (1, 'a & b', '{"{[1,3)}"}')`);
 
     await expect(snapshotOf(db, ['shapes'])).rejects.toThrow(
-      'table public.shapes, column p (type point); table public.shapes, column rs (type int4range[])',
+      'table public.shapes, column p (type tsquery); table public.shapes, column rs (type int4multirange[])',
     );
     const { records } = await snapshotOf(db, ['shapes'], {
       modes: {
@@ -299,8 +299,8 @@ describe('snapshot inside the slot exported snapshot (real Postgres)', () => {
     });
     expect(envelope(records[0]).after).toEqual({
       id: 1,
-      p: Buffer.from('(1,2)'),
-      rs: Buffer.from('{"[1,3)"}'),
+      p: Buffer.from("'a' & 'b'"),
+      rs: Buffer.from('{"{[1,3)}"}'),
     });
   });
 
