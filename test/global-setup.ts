@@ -5,6 +5,7 @@
  * Postgres, an S3 server, brokers) are started by the helpers in test/helpers.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 
 function has(command: string): boolean {
@@ -87,10 +88,28 @@ async function ensureRedis(): Promise<void> {
   throw new Error(`redis-server was started but does not answer at ${host}:${port}`);
 }
 
+/**
+ * The major version of the machine's PostgreSQL server (Debian's /usr/lib/postgresql/<N>),
+ * for the PostGIS package that matches it; the CDC type tests run PostGIS there.
+ */
+function machinePostgresMajor(): string {
+  const majors = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql').filter((d) => /^\d+$/.test(d))
+    : [];
+  const major = majors.sort((a, b) => Number(b) - Number(a))[0];
+  if (major === undefined) {
+    throw new Error('Tests need the machine PostgreSQL server (Debian package postgresql)');
+  }
+  return major;
+}
+
 export default async function setup(): Promise<void> {
+  const pgMajor = machinePostgresMajor();
   ensureDebianPackages({
     kcat: () => has('kcat'),
     'python3-confluent-kafka': () => hasPythonModule('confluent_kafka'),
+    [`postgresql-${pgMajor}-postgis-3`]: () =>
+      existsSync(`/usr/share/postgresql/${pgMajor}/extension/postgis.control`),
   });
   await ensureRedis();
 }
