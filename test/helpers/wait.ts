@@ -6,7 +6,9 @@
 /**
  * Resolves once `check` returns a value other than undefined. A check that throws is
  * retried (its last error is reported on timeout), so checks may read things that do
- * not exist yet.
+ * not exist yet. For the same reason an `expect` inside `check` proves nothing when it
+ * fails on one poll and holds on a later one: a property that must hold at every poll
+ * is collected inside and asserted after the wait.
  */
 export async function waitFor<T>(
   what: string,

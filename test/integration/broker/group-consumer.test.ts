@@ -720,8 +720,21 @@ describe('GroupConsumer with a listener slower than the session timeout (own bro
       {
         onRevoking: async (partitions) => {
           if (commit) return;
-          // A sink flushing its buffered records before giving the partitions up.
-          await new Promise((r) => setTimeout(r, 3500));
+          // A sink flushing its buffered records before giving the partitions up, busy
+          // past two session timeouts: done once the coordinator is seen still holding
+          // the rebalance open for it (B's join pending, A still one of two members)
+          // after that long, rather than after a fixed sleep.
+          const began = Date.now();
+          await waitFor(
+            'the rebalance still pending with A a member, past two session timeouts',
+            async () => {
+              const [g] = (await slowAdmin.describeGroups([group])).groups;
+              const pending = g.state === 'PreparingRebalance' && g.members.length === 2;
+              return pending && Date.now() - began > 2 * timeouts.sessionTimeoutMs
+                ? true
+                : undefined;
+            },
+          );
           commit = consumer!.commit(partitions.map((p) => ({ ...p, offset: 3 }))).then(
             () => 'committed',
             (e: Error) => e.name,

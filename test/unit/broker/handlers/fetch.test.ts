@@ -20,6 +20,7 @@ import {
   iterateBatches,
 } from '../../../../src/protocol/record-batch.ts';
 import { systemClock } from '../../../../src/util/clock.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 import { batchOf, tempDir, topicConfig } from '../log/log-test-helpers.ts';
 import { pseudoRandom } from '../server/raw-client.ts';
 
@@ -179,8 +180,13 @@ describe('Fetch with answer buffers', () => {
       await log.append(
         encodeBatch({ records: vs.map((value) => ({ timestamp: 1000, key: null, value })) }),
       );
-      // Lets the woken fetch read (and go back to waiting) before the next append.
-      await new Promise((r) => setTimeout(r, 20));
+      // The woken fetch reads this batch and, short of minBytes, drops that pass (gives
+      // its read back) before waiting again: the next append is read by a pass of its own.
+      if (i < 2) {
+        await waitFor(`pass ${i + 1} dropped`, () =>
+          buffers.givenBack.length > i ? true : undefined,
+        );
+      }
     }
     const res = await answer;
     expect(recordsOf(res)).toEqual(sent.map((v, i) => [i, v]));
