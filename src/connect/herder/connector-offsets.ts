@@ -44,6 +44,7 @@ import {
   offsetsMessages,
 } from './herder.ts';
 import { parseSinkOffsets, type SinkOffset } from './sink-offset-format.ts';
+import { parseSourceOffsets } from './source-offset-format.ts';
 
 export interface OffsetContext {
   plugins: PluginRegistry;
@@ -131,10 +132,7 @@ export async function alterConnectorOffsets(
     );
     await writeSinkOffsets(ctx.cluster(), name, parsed);
   } else {
-    const parsed = offsets.map((o) => ({
-      partition: o.partition as never,
-      offset: o.offset as never,
-    }));
+    const parsed = parseSourceOffsets(offsets);
     const connector = manifest.createConnector() as SourceConnector;
     handled = await askConnector('source', name, () =>
       connector.alterOffsets?.(ctx.providers.resolve(config), parsed),
@@ -145,8 +143,8 @@ export async function alterConnectorOffsets(
     }
     await ctx.offsetStore.set(entries);
   }
-  if (offsets.every((o) => o.offset === null))
-    return { message: handled ? offsetsMessages.reset : offsetsMessages.resetFrameworkOnly };
+  // "altered" even when every offset given is null: Kafka Connect's Worker says "reset"
+  // only for DELETE (its offsets argument null), never for a PATCH.
   return { message: handled ? offsetsMessages.altered : offsetsMessages.alteredFrameworkOnly };
 }
 
