@@ -12,6 +12,7 @@ import { readConnectorFile } from '../config/connector-file.ts';
 import {
   distributedOnlyKeys,
   embedsBroker,
+  restListenerWarnings,
   standaloneWorkerDefs,
   workerPassthroughPrefixes,
 } from '../config/worker-config.ts';
@@ -57,6 +58,7 @@ export async function runStandalone(
     passthroughPrefixes: workerPassthroughPrefixes,
     ignoredKeys: distributedOnlyKeys,
     crossChecks: workerCrossChecks,
+    crossWarnings: restListenerWarnings,
   });
   const connectors = connectorPaths.map(readConnectorFile);
   for (const c of connectors) if (!c.ok) ctx.err(`error: ${c.error}`);

@@ -16,6 +16,7 @@ import { renderHelpKeys } from '../config/config-reference.ts';
 import {
   distributedWorkerDefs,
   embedsBroker,
+  restListenerWarnings,
   workerPassthroughPrefixes,
 } from '../config/worker-config.ts';
 import {
@@ -57,7 +58,7 @@ export function workerCrossChecks(values: Record<string, unknown>): ConfigError[
 export const workerEnvHelp = [
   'Precedence: properties file < CONNECT_* environment variables < -o key=value.',
   'Environment names follow the Confluent images: prefix CONNECT_, dots become _, a literal _ is __',
-  '(CONNECT_BOOTSTRAP_SERVERS -> bootstrap.servers, CONNECT_REST_PORT -> rest.port).',
+  '(CONNECT_BOOTSTRAP_SERVERS -> bootstrap.servers, CONNECT_GROUP_ID -> group.id).',
   'Keys under producer., consumer., admin., key.converter., value.converter., header.converter.,',
   'config.providers., ssl. and sasl. are passed through to the clients and plugins they name.',
 ].join('\n');
@@ -94,6 +95,7 @@ export async function runWorker(
     options: overrides,
     passthroughPrefixes: workerPassthroughPrefixes,
     crossChecks: workerCrossChecks,
+    crossWarnings: restListenerWarnings,
   });
   if (!values) return EXIT_USAGE;
   const shutdown = new Shutdown({

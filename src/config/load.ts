@@ -44,13 +44,22 @@ export interface LoadRequest {
   ignoredKeys?: readonly string[];
   /** Checks across keys, run only when every key parsed on its own. */
   crossChecks?: (values: Record<string, unknown>) => ConfigError[];
+  /**
+   * Warnings across keys (a key that another one overrides), run when every key parsed.
+   * `given(key)` is undefined for a key left at its default, else where it was set
+   * (" (from -o)", " (from environment variable X)", ...; empty when not known).
+   */
+  crossWarnings?: (
+    values: Record<string, unknown>,
+    given: (key: string) => string | undefined,
+  ) => string[];
 }
 
 export interface LoadedConfig {
   /** Typed values of every defined key plus unknown keys as given (strings). */
   values: Record<string, unknown>;
   origins: ReadonlyMap<string, Origin>;
-  /** Human-readable warnings (unknown keys). */
+  /** Human-readable warnings (unknown keys, keys that another key overrides). */
   warnings: string[];
   errors: LoadError[];
 }
@@ -104,6 +113,10 @@ export function loadConfig(request: LoadRequest): LoadedConfig {
       (key) =>
         `The configuration '${key}'${describeOrigin(originOf(key))} was supplied but isn't a known config; it is ignored.`,
     );
+  if (parsed.errors.length === 0 && request.crossWarnings) {
+    const given = (key: string) => (origins.has(key) ? describeOrigin(originOf(key)) : undefined);
+    warnings.push(...request.crossWarnings(parsed.values, given));
+  }
   return { values: parsed.values, origins, warnings, errors };
 }
 

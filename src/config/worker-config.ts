@@ -207,14 +207,15 @@ const commonDefs: AnyConfigDef[] = [
     type: 'string',
     default: '',
     group: rest,
-    doc: 'CORS Access-Control-Allow-Origin value; empty disables CORS.',
+    doc: 'Browser origins allowed by CORS (comma list, * for any); empty disables CORS.',
   }),
   define<string>({
     name: 'access.control.allow.methods',
     type: 'string',
     default: '',
     group: rest,
-    doc: 'CORS methods allowed when access.control.allow.origin is set.',
+    defaultDoc: 'empty: GET,POST,HEAD',
+    doc: 'Methods CORS allows when access.control.allow.origin is set (comma list).',
   }),
   define<string[]>({
     name: 'plugin.path',
@@ -514,6 +515,30 @@ export function restListeners(values: Record<string, unknown>): string[] {
   if (listeners && listeners.length > 0) return listeners;
   const host = (values['rest.host.name'] as string | null) ?? '';
   return [`http://${host}:${values['rest.port'] as number}`];
+}
+
+/**
+ * rest.host.name and rest.port are read only when listeners is not set (Kafka's
+ * RestServerConfig does the same). Given while listeners is set, they would do nothing
+ * without a word: `-o rest.port=8084` or CONNECT_REST_PORT with a properties file that
+ * sets listeners (as config/worker.properties does) left the API on the file's port.
+ * One warning names the keys, where each was set, and that listeners wins.
+ */
+export function restListenerWarnings(
+  values: Record<string, unknown>,
+  given: (key: string) => string | undefined,
+): string[] {
+  const listeners = values.listeners as string[] | null;
+  if (!listeners || listeners.length === 0) return [];
+  const ignored = ['rest.host.name', 'rest.port'].filter((key) => given(key) !== undefined);
+  if (ignored.length === 0) return [];
+  const named = ignored.map((key) => `${key}=${String(values[key] ?? '')}${given(key)}`);
+  const verb = ignored.length === 1 ? 'is' : 'are';
+  return [
+    `${named.join(' and ')} ${verb} ignored because listeners${given('listeners') ?? ''} is set ` +
+      `and wins: the REST API listens on ${listeners.join(',')}. To move it, set listeners ` +
+      `(e.g. -o listeners=http://127.0.0.1:8084 or CONNECT_LISTENERS) instead of ${ignored.join(' and ')}.`,
+  ];
 }
 
 /** Whether this worker runs the embedded broker (explicit, else when bootstrap.servers is empty). */

@@ -15,8 +15,10 @@
  * every plugin key parsed, as the API promises; it is told the cluster's other
  * connectors, see validationContext), then the key, value and header
  * converters' keys under their prefixes (only for converters the config names, as
- * Kafka Connect does). Keys nobody defines are accepted silently (they reach the
- * connector and the clients) unless their value is null.
+ * Kafka Connect does). A key nobody defines is refused when it looks like a typo of a
+ * defined key or is another connector plugin's key (unknown-connector-keys.ts); other
+ * such keys are accepted (they reach the connector) unless their value is null, and
+ * listed in the log when the connector starts.
  *
  * Error texts follow Kafka's ConfigDef: `Missing required configuration "k" which has
  * no default value.` and `Invalid value v for configuration k: <reason>`.
@@ -41,6 +43,7 @@ import {
   sourceOnlyDefs,
 } from './connector-config.ts';
 import type { PluginRegistry } from './plugins.ts';
+import { unknownConnectorKeys } from './unknown-connector-keys.ts';
 
 export interface ConfigKeyInfo {
   name: string;
@@ -139,6 +142,7 @@ export function validateConnectorConfig(
   addNullValueErrors(raw, values);
   if (manifest.type === 'sink') checkSinkTopics(raw, values);
   runConnectorHook(manifest, raw, values, context);
+  addUnknownKeyErrors(plugins, manifest, raw, [...defs.values()], values);
 
   const result = assemble(connType, [...defs.values()], values, plugins);
   for (const [key, noun] of [
@@ -157,6 +161,19 @@ export function validateConnectorConfig(
     for (const g of infos.groups) if (!result.groups.includes(g)) result.groups.push(g);
   }
   return result;
+}
+
+/**
+ * Keys of a (valid) connector config that nobody defines and that validation let
+ * through: the worker logs them when the connector starts.
+ */
+export function unlistedConnectorKeys(
+  plugins: PluginRegistry,
+  manifest: SourceConnectorManifest | SinkConnectorManifest,
+  raw: RawConnectorConfig,
+): string[] {
+  const defs = [...enrichedConnectorDefs(plugins, manifest.type, raw), ...manifest.configDefs];
+  return unknownConnectorKeys(plugins, manifest, raw, defs).unlisted;
 }
 
 /** Every error message of a ConfigInfos, in order, for the 400 that refuses a config. */
@@ -258,6 +275,20 @@ function addNullValueErrors(raw: RawConnectorConfig, values: Map<string, Validat
     const entry = values.get(key) ?? { name: key, value: null, typed: undefined, errors: [] };
     entry.errors.push(NULL_VALUE_ERROR);
     values.set(key, entry);
+  }
+}
+
+/** Typos of defined keys and other connectors' keys (unknown-connector-keys.ts). */
+function addUnknownKeyErrors(
+  plugins: PluginRegistry,
+  manifest: SourceConnectorManifest | SinkConnectorManifest,
+  raw: RawConnectorConfig,
+  defs: readonly AnyConfigDef[],
+  values: Map<string, ValidatedValue>,
+): void {
+  const erred = new Set([...values.values()].filter((v) => v.errors.length > 0).map((v) => v.name));
+  for (const { key, message } of unknownConnectorKeys(plugins, manifest, raw, defs, erred).errors) {
+    values.set(key, { name: key, value: raw[key] ?? null, typed: undefined, errors: [message] });
   }
 }
 

@@ -41,6 +41,7 @@ import { RetryWithToleranceOperator } from '../errors/retry-with-tolerance-opera
 import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
 import type { OffsetBackingStore } from '../storage/offset-backing-store.ts';
 import { ConfigProviders } from './config-providers.ts';
+import { unlistedConnectorKeys } from './config-validation.ts';
 import { ConnectorOffsetReader } from './connector-offset-reader.ts';
 import {
   clientConfig,
@@ -58,6 +59,7 @@ import { KafkaSourceProducer } from './source-producer.ts';
 import { errorTrace, type StatusListener, taskIdString } from './status-listener.ts';
 import { TopicCreation } from './topic-creation.ts';
 import { TransformationChain } from './transformation-chain.ts';
+import { unusedKeyMessage } from './unknown-connector-keys.ts';
 import { WorkerConnector } from './worker-connector.ts';
 import { WorkerSinkTask } from './worker-sink-task.ts';
 import { WorkerSourceTask } from './worker-source-task.ts';
@@ -200,6 +202,10 @@ export class Worker {
     } catch (e) {
       this.o.status.connectorState(name, 'FAILED', String((e as Error).message));
       return false;
+    }
+    // Validation refused likely typos; what is left reaches the connector unread by us.
+    for (const key of unlistedConnectorKeys(this.o.plugins, manifest, config)) {
+      this.logger.warn(unusedKeyMessage(name, key));
     }
     let resolved: ConnectorConfig;
     try {
