@@ -185,6 +185,10 @@ export async function startDistributedWorker(
       logger: getLogger('connect.rest'),
       loggerLevels,
       listeners: restListeners(config),
+      cors: {
+        allowedOrigins: (config['access.control.allow.origin'] as string | undefined) ?? '',
+        allowedMethods: (config['access.control.allow.methods'] as string | undefined) ?? '',
+      },
       topicTracking: {
         enabled: topicTracking,
         allowReset: config['topic.tracking.allow.reset'] !== false,

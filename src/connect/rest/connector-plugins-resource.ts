@@ -1,7 +1,9 @@
 /**
  * /connector-plugins, with Kafka Connect's ConnectorPluginsResource answers:
  *   GET /connector-plugins                       200 [{class, type, version}], connectors
- *                                                only unless ?connectorsOnly=false
+ *                                                only unless ?connectorsOnly=false (then
+ *                                                also transformations, predicates,
+ *                                                converters and header converters)
  *   GET /connector-plugins/{plugin}/config       200 [ConfigKeyInfo]; 404 "Unknown plugin X."
  *   PUT /connector-plugins/{plugin}/config/validate
  *                                                200 ConfigInfos; 400 when the body's
@@ -10,6 +12,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { pluginConfigKeyInfos } from '../runtime/config-validation.ts';
+import { SIMPLE_HEADER_CONVERTER } from '../runtime/header-converter.ts';
 import { connectorConfigSchema, type RestContext } from './rest-context.ts';
 import { RestError } from './rest-errors.ts';
 
@@ -40,7 +43,10 @@ export function registerConnectorPluginsResource(app: FastifyInstance, ctx: Rest
     },
     async (request) => {
       const { connectorsOnly } = request.query as { connectorsOnly: boolean };
-      return plugins.list(connectorsOnly);
+      const listed: Array<{ class: string; type: string; version: string }> =
+        plugins.list(connectorsOnly);
+      if (!connectorsOnly) listed.push(...headerConverters(ctx));
+      return listed;
     },
   );
 
@@ -71,6 +77,28 @@ export function registerConnectorPluginsResource(app: FastifyInstance, ctx: Rest
       return herder.validateConnectorConfig(config);
     },
   );
+}
+
+/**
+ * Kafka Connect lists header converters last, as type `header_converter`: its
+ * SimpleHeaderConverter, and every converter that also implements HeaderConverter
+ * (JsonConverter, StringConverter, ...). Here SimpleHeaderConverter is built into the
+ * runtime and any converter plugin may be a `header.converter`, so all of them are
+ * listed, sorted by class name as Kafka's sorted sets are.
+ */
+function headerConverters(
+  ctx: RestContext,
+): Array<{ class: string; type: string; version: string }> {
+  const converters = ctx.plugins
+    .list(false)
+    .filter((p) => p.type === 'converter')
+    .map((p) => ({ class: p.class, type: 'header_converter', version: p.version }));
+  converters.push({
+    class: SIMPLE_HEADER_CONVERTER,
+    type: 'header_converter',
+    version: ctx.serverInfo.version,
+  });
+  return converters.sort((a, b) => (a.class < b.class ? -1 : a.class > b.class ? 1 : 0));
 }
 
 /** Connect's check works for full and short names alike: drop a trailing "Connector". */

@@ -3,7 +3,7 @@
  * patching and deleting connectors, with Kafka Connect's ConnectorsResource answers:
  *   GET    /connectors                    200 [names]; ?expand=status|info (repeatable)
  *                                          gives {name: {status?, info?}}
- *   POST   /connectors                    201 ConnectorInfo + Location; 409 if it exists
+ *   POST   /connectors                    201 ConnectorInfo + absolute Location; 409 if it exists
  *   GET    /connectors/{name}             200 ConnectorInfo
  *   DELETE /connectors/{name}             204
  *   GET    /connectors/{name}/config      200 {key: value}
@@ -11,10 +11,15 @@
  *   PATCH  /connectors/{name}/config      200 ConnectorInfo; a null value removes the key
  * A `name` in the body that differs from the URL's is a 400 before the herder is asked.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ConnectorConfigMap, TargetState } from '../herder/herder.ts';
 import { isHerderError } from '../herder/herder.ts';
-import { connectorConfigSchema, connectorParams, type RestContext } from './rest-context.ts';
+import {
+  absoluteUrl,
+  connectorConfigSchema,
+  connectorParams,
+  type RestContext,
+} from './rest-context.ts';
 import { RestError } from './rest-errors.ts';
 
 interface NameParams {
@@ -89,7 +94,7 @@ export function registerConnectorsResource(app: FastifyInstance, ctx: RestContex
         ? (body.initial_state.toUpperCase() as TargetState)
         : undefined;
       const { result } = await herder.putConnectorConfig(name, config, false, initialState);
-      return reply.code(201).header('location', connectorLocation(name)).send(result);
+      return reply.code(201).header('location', connectorLocation(request, name)).send(result);
     },
   );
 
@@ -117,7 +122,7 @@ export function registerConnectorsResource(app: FastifyInstance, ctx: RestContex
       const { name } = request.params as NameParams;
       const config = withName(name, request.body as Record<string, string | null>);
       const { created, result } = await herder.putConnectorConfig(name, config, true);
-      if (created) reply.code(201).header('location', connectorLocation(name));
+      if (created) reply.code(201).header('location', connectorLocation(request, name));
       return reply.send(result);
     },
   );
@@ -153,6 +158,7 @@ function nameMismatch(included: string, name: string): RestError {
   );
 }
 
-function connectorLocation(name: string): string {
-  return `/connectors/${encodeURIComponent(name)}`;
+/** Location of a created connector: absolute, as JAX-RS makes it (rest-context.ts). */
+function connectorLocation(request: FastifyRequest, name: string): string {
+  return absoluteUrl(request, `/connectors/${encodeURIComponent(name)}`);
 }

@@ -9,9 +9,9 @@
  * app's onRoute hook before it listens; read only from request handlers after that.
  */
 export class KnownPaths {
-  private readonly patterns: RegExp[] = [];
+  private readonly patterns: Array<{ re: RegExp; methods: Set<string> }> = [];
 
-  add(url: string): void {
+  add(url: string, methods: string | readonly string[] = []): void {
     const source = url
       .split('/')
       .map((segment) =>
@@ -22,13 +22,28 @@ export class KnownPaths {
             : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
       )
       .join('/');
-    this.patterns.push(new RegExp(`^${source}$`));
+    const listed = typeof methods === 'string' ? [methods] : methods;
+    const existing = this.patterns.find((p) => p.re.source === `^${source}$`);
+    if (existing !== undefined) for (const m of listed) existing.methods.add(m);
+    else this.patterns.push({ re: new RegExp(`^${source}$`), methods: new Set(listed) });
   }
 
   /** Whether some route serves this path (query string and trailing slash ignored). */
   has(url: string): boolean {
-    let path = url.split('?')[0];
-    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-    return this.patterns.some((p) => p.test(path));
+    const path = pathOf(url);
+    return this.patterns.some((p) => p.re.test(path));
   }
+
+  /** The methods served at this path, for an OPTIONS answer's Allow header (sorted). */
+  methods(url: string): string[] {
+    const path = pathOf(url);
+    const all = new Set<string>();
+    for (const p of this.patterns) if (p.re.test(path)) for (const m of p.methods) all.add(m);
+    return [...all].sort();
+  }
+}
+
+function pathOf(url: string): string {
+  const path = url.split('?')[0];
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }

@@ -14,12 +14,9 @@
  * dropWhenClosing), waits for in-flight requests and resolves when all are closed.
  * Nothing else is left running.
  */
-import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { parseListener } from '../../config/validators.ts';
-import { repositoryRoot } from '../../util/code-layout.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Herder } from '../herder/herder.ts';
 import { isHerderError } from '../herder/herder.ts';
@@ -28,13 +25,16 @@ import { registerConnectorOffsetsResource } from './connector-offsets-resource.t
 import { registerConnectorPluginsResource } from './connector-plugins-resource.ts';
 import { registerConnectorStateResource } from './connector-state-resource.ts';
 import { registerConnectorsResource } from './connectors-resource.ts';
+import { type CorsOptions, installCors } from './cors.ts';
 import { KnownPaths } from './known-paths.ts';
 import { forwardToLeader } from './leader-forwarding.ts';
 import { LoggerLevels } from './logger-levels.ts';
 import { registerLoggersResource } from './loggers-resource.ts';
+import { installQueryBooleans } from './query-booleans.ts';
 import type { RestContext } from './rest-context.ts';
 import { errorResponse, restMessages } from './rest-errors.ts';
 import { registerRootResource } from './root-resource.ts';
+import { type BuildInfo, buildInfo } from './server-info.ts';
 
 /** Kafka Connect's REQUEST_TIMEOUT_MS: a forwarded request may wait out a rebalance. */
 const FORWARD_TIMEOUT_MS = 90_000;
@@ -45,8 +45,11 @@ export interface RestAppOptions {
   logger: Logger;
   topicTracking?: { enabled: boolean; allowReset: boolean };
   loggerLevels?: LoggerLevels;
-  serverInfo?: { version: string; commit: string };
+  /** This project's version and commit; by default package.json's and .git's. */
+  serverInfo?: BuildInfo;
   forwardTimeoutMs?: number;
+  /** access.control.allow.origin / .methods (cors.ts); absent or blank: no CORS. */
+  cors?: CorsOptions;
 }
 
 export interface RestServerOptions extends RestAppOptions {
@@ -69,7 +72,7 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
     plugins: options.plugins,
     topicTracking: options.topicTracking ?? { enabled: true, allowReset: true },
     loggerLevels: options.loggerLevels ?? new LoggerLevels(),
-    serverInfo: options.serverInfo ?? packageInfo(),
+    serverInfo: options.serverInfo ?? buildInfo(),
   };
   const { logger } = options;
   const forwardTimeoutMs = options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS;
@@ -100,6 +103,7 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
     if (isHerderError(error) && error.kind === 'not-leader') {
       const forwarded = await forwardToLeader(request, error.leaderUrl, forwardTimeoutMs);
       reply.code(forwarded.status);
+      if (forwarded.location !== undefined) reply.header('location', forwarded.location);
       return forwarded.body === undefined ? reply.send() : reply.send(forwarded.body);
     }
     const { status, body } = errorResponse(error);
@@ -116,14 +120,18 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
     return reply.code(status).send(body);
   });
 
+  installQueryBooleans(app);
+
   // A known path with another method is Jersey's 405; only unknown paths are 404.
   const knownPaths = new KnownPaths();
-  app.addHook('onRoute', (route) => knownPaths.add(route.url));
+  app.addHook('onRoute', (route) => knownPaths.add(route.url, route.method));
   app.setNotFoundHandler(async (request, reply) =>
     knownPaths.has(request.url)
       ? reply.code(405).send({ error_code: 405, message: restMessages.methodNotAllowed })
       : reply.code(404).send({ error_code: 404, message: restMessages.notFound }),
   );
+
+  installCors(app, knownPaths, options.cors);
 
   registerRootResource(app, ctx);
   registerConnectorsResource(app, ctx);
@@ -207,14 +215,4 @@ function dropWhenClosing(app: FastifyInstance): () => void {
     closing = true;
     for (const socket of open) if (!handling.has(socket)) socket.destroy();
   };
-}
-
-/** Version from package.json; the commit is not known at run time from a source tree. */
-function packageInfo(): { version: string; commit: string } {
-  try {
-    const pkg = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8'));
-    return { version: String(pkg.version), commit: process.env.CONNECT_COMMIT ?? 'unknown' };
-  } catch {
-    return { version: 'unknown', commit: 'unknown' };
-  }
 }

@@ -108,6 +108,10 @@ export async function startStandaloneWorker(
       logger: getLogger('connect.rest'),
       loggerLevels,
       listeners: restListeners(config),
+      cors: {
+        allowedOrigins: (config['access.control.allow.origin'] as string | undefined) ?? '',
+        allowedMethods: (config['access.control.allow.methods'] as string | undefined) ?? '',
+      },
     });
     cleanups.push(() => rest.close());
     if (id.endsWith(':0')) {

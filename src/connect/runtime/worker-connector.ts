@@ -47,6 +47,8 @@ export interface WorkerConnectorOptions {
   startTimeoutMs: number;
   /** task.shutdown.graceful.timeout.ms: stop() and deleted(). */
   stopTimeoutMs: number;
+  /** Added to every task config as `task.class`, as Kafka Connect's Worker adds it. */
+  taskClass?: string;
 }
 
 export class WorkerConnector {
@@ -218,7 +220,10 @@ export class WorkerConnector {
         }
         this.o.logger.warn(message);
       }
-      return configs;
+      const taskClass = this.o.taskClass;
+      return taskClass === undefined
+        ? configs
+        : configs.map((c) => ({ ...c, 'task.class': taskClass }));
     });
   }
 

@@ -237,6 +237,7 @@ export class Worker {
       timers: this.timers,
       startTimeoutMs: this.timeoutMs('connector.start.timeout.ms', DEFAULT_START_TIMEOUT_MS),
       stopTimeoutMs: this.stopTimeoutMs,
+      taskClass: taskClassName(manifest.className),
     });
   }
 
@@ -607,4 +608,17 @@ export function withTopicCreationDefaults(
   config: Readonly<Record<string, string>>,
 ): Readonly<Record<string, string>> {
   return manifest.topicCreationDefaults ? { ...manifest.topicCreationDefaults, ...config } : config;
+}
+
+/**
+ * The `task.class` of a connector's task configs. Kafka Connect puts the task's Java
+ * class name there (tools show it, e.g. kcctl's describe); our plugins have no task
+ * class names of their own, so it is the connector's name with its Connector suffix
+ * replaced by Task (connect.file.FileStreamSourceConnector ->
+ * connect.file.FileStreamSourceTask), as Kafka's own connectors name their tasks.
+ */
+export function taskClassName(connectorClass: string): string {
+  return connectorClass.endsWith('Connector')
+    ? `${connectorClass.slice(0, -'Connector'.length)}Task`
+    : `${connectorClass}Task`;
 }

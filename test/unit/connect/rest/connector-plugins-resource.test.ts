@@ -23,7 +23,7 @@ describe('GET /connector-plugins', () => {
     ]);
   });
 
-  it('?connectorsOnly=false adds transformations, predicates and converters', async () => {
+  it('?connectorsOnly=false adds transformations, predicates, converters and header converters', async () => {
     const res = await f.app.inject({
       method: 'GET',
       url: '/connector-plugins?connectorsOnly=false',
@@ -31,8 +31,20 @@ describe('GET /connector-plugins', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json() as { class: string; type: string }[];
     expect(new Set(body.map((p) => p.type))).toEqual(
-      new Set(['sink', 'source', 'transformation', 'predicate', 'converter']),
+      new Set(['sink', 'source', 'transformation', 'predicate', 'converter', 'header_converter']),
     );
+    // Kafka Connect's order: header converters last, SimpleHeaderConverter among them.
+    expect(body.at(-1)?.type).toBe('header_converter');
+    expect(body).toContainEqual({
+      class: 'org.apache.kafka.connect.storage.SimpleHeaderConverter',
+      type: 'header_converter',
+      version: expect.any(String),
+    });
+    expect(body).toContainEqual({
+      class: 'connect.converters.JsonConverter',
+      type: 'header_converter',
+      version: expect.any(String),
+    });
     expect(body).toContainEqual({
       class: 'connect.converters.JsonConverter',
       type: 'converter',

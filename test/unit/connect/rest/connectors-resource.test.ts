@@ -15,13 +15,15 @@ async function create(name: string, config = sourceConfig(name), extra: object =
 }
 
 describe('GET /', () => {
-  it('answers version, commit and the Kafka cluster id', async () => {
+  it('answers the Kafka Connect version it implements, and our own version and commit apart', async () => {
     const res = await f.app.inject({ method: 'GET', url: '/' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      version: '1.2.3',
+      version: '3.9.0',
       commit: 'abc123',
       kafka_cluster_id: 'test-cluster-id',
+      connect_ts_version: '1.2.3',
+      connect_ts_commit: 'abc123',
     });
   });
 });
@@ -30,7 +32,7 @@ describe('POST /connectors', () => {
   it('creates a connector: 201, Location, and {name, config, tasks, type}', async () => {
     const res = await create('src');
     expect(res.statusCode).toBe(201);
-    expect(res.headers.location).toBe('/connectors/src');
+    expect(res.headers.location).toBe('http://localhost:80/connectors/src');
     expect(res.json()).toEqual({
       name: 'src',
       config: sourceConfig('src'),
@@ -237,7 +239,7 @@ describe('/connectors/{name}/config', () => {
       payload: sinkConfig('s'),
     });
     expect(first.statusCode).toBe(201);
-    expect(first.headers.location).toBe('/connectors/s');
+    expect(first.headers.location).toBe('http://localhost:80/connectors/s');
     expect(first.json().type).toBe('sink');
     const second = await f.app.inject({
       method: 'PUT',

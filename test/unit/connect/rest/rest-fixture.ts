@@ -35,7 +35,11 @@ export interface RestFixture {
 }
 
 export async function restFixture(
-  options: { topicTracking?: { enabled: boolean; allowReset: boolean }; now?: () => number } = {},
+  options: {
+    topicTracking?: { enabled: boolean; allowReset: boolean };
+    now?: () => number;
+    cors?: { allowedOrigins: string; allowedMethods: string };
+  } = {},
 ): Promise<RestFixture> {
   const plugins = await testPlugins();
   const herder = new InMemoryHerder(plugins);
@@ -47,6 +51,7 @@ export async function restFixture(
     serverInfo: { version: '1.2.3', commit: 'abc123' },
     topicTracking: options.topicTracking,
     loggerLevels: new LoggerLevels(options.now),
+    cors: options.cors,
   });
   await app.ready();
   return { app, herder, plugins, close: () => app.close() };
