@@ -53,6 +53,7 @@ import {
   type Clock,
   ConnectException,
   DataException,
+  getLogger,
   type Schema,
   type SinkRecord,
 } from '../../src/connect/api/index.ts';
@@ -70,6 +71,9 @@ import { InferenceError, inferSchema, matchesInference } from './schema-inferenc
 import { type ParquetSchema, SchemaMappingError, toParquetSchema } from './schema-mapping.ts';
 
 const NO_EXTRAS: readonly unknown[] = [];
+/** Every committed file is logged at INFO: where it is, its rows and bytes. */
+const log = getLogger('connectors.parquet-sink');
+
 const EMPTY_STRUCT: Schema = Object.freeze({ type: 'struct', optional: true, fields: [] });
 
 export type NullBehavior = 'fail' | 'ignore' | 'write';
@@ -102,6 +106,7 @@ interface OpenFile {
 interface ClosedFile {
   key: string;
   encoded: Promise<Uint8Array>;
+  rows: number;
   /** The buffered rows' estimate until encoded, then the file's size (memory cap). */
   bytes: number;
   done: boolean;
@@ -361,7 +366,9 @@ export class TopicPartitionWriter {
           this.s.padWidth,
         );
         const estimate = f.buffer.estimatedBytes;
+        const rows = f.buffer.rows;
         const file: ClosedFile = {
+          rows,
           key: objectKey(this.s.topicsDir, this.topic, f.encodedPartition, name),
           encoded: this.encoder.encode(f.buffer.schema, f.buffer.take(), estimate, {
             codec: this.s.codec,
@@ -442,7 +449,19 @@ export class TopicPartitionWriter {
         if (failed) throw (failed as PromiseRejectedResult).reason;
       }
       this.pending.shift();
-      for (const f of group.files) this.written.push(f.key);
+      for (const f of group.files) {
+        this.written.push(f.key);
+        log.info(
+          {
+            topic: this.topic,
+            partition: this.partition,
+            file: f.key,
+            rows: f.rows,
+            bytes: f.bytes,
+          },
+          `committed ${f.key}: ${f.rows} rows, ${f.bytes} bytes`,
+        );
+      }
       this.durableNext = group.meta.end + 1;
       this.onDurable();
     }

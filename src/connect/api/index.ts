@@ -6,6 +6,12 @@
  */
 export * from '../../config/config-def.ts';
 export { type Clock, ManualClock, systemClock } from '../../util/clock.ts';
+/**
+ * The runtime's loggers, for plugins: `getLogger('connectors.<plugin>')` logs as the
+ * worker does (JSON lines, LOG_LEVEL) and its level can be changed at run time
+ * through REST /admin/loggers.
+ */
+export { getLogger, type Logger } from '../../util/logger.ts';
 /** Runs a plugin module (TypeScript or JavaScript) on a worker thread. */
 export { startThread } from '../../util/thread.ts';
 export * from '../../util/wakeup.ts';

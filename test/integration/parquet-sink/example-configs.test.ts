@@ -60,17 +60,35 @@ describe('example Parquet sink connector files', () => {
     const given = example('parquet-sink-local.json');
     expect(given.config['store.url']).toBe('file:///tmp/lake');
     const connector = { ...given, config: { ...given.config, 'store.url': `file://${lake}` } };
-    const p = await startPipeline({ dir, connector, worker });
+    const p = await startPipeline({ dir, connector, worker, env: { LOG_LEVEL: 'info' } });
     await produce(p.bootstrap, ORDERS, events());
-    // Groups close a minute of record time apart: 5 closed, the 6th open.
-    await waitForCommitted(p, given.name, ORDERS, [240]);
+    // Groups close a minute of record time apart, and the last one, left open by
+    // record time, on the example's 10 s wall-clock schedule: a newcomer sees every
+    // row in the lake within seconds.
+    await waitForCommitted(p, given.name, ORDERS, [300]);
     const rows = scan(join(lake, 'topics', ORDERS));
     const [agg] = await query(
       `SELECT count(*) AS n, count(*) FILTER (WHERE __deleted) AS deleted,
               list(DISTINCT year || '-' || month || '-' || day) AS days
        FROM ${rows}`,
     );
-    expect(agg).toEqual({ n: 240n, deleted: 24n, days: ['2026-11-28'] });
+    expect(agg).toEqual({ n: 300n, deleted: 30n, days: ['2026-11-28'] });
+    // Every committed file is logged at INFO with its path, rows and bytes.
+    const committed = p.process
+      .output()
+      .filter((l) => l.includes('"logger":"connectors.parquet-sink"') && l.includes('committed '));
+    const logged = committed.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.reduce((n, l) => n + (l.rows as number), 0)).toBe(300);
+    for (const l of logged) {
+      expect(l).toMatchObject({
+        level: 30,
+        topic: ORDERS,
+        bytes: expect.any(Number),
+        file: expect.stringMatching(
+          /^topics\/shop\.public\.orders\/year=2026\/month=11\/day=28\/shop\.public\.orders\+0\+\d{10}\.parquet$/,
+        ),
+      });
+    }
   });
 
   it('parquet-sink-s3.json writes to the bucket with two tasks over the matching topics', async () => {
