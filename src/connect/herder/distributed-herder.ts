@@ -304,6 +304,14 @@ export class DistributedHerder implements Herder {
     );
   }
 
+  healthCheck(): Promise<void> {
+    return this.serial.run(() => undefined);
+  }
+
+  isReady(): boolean {
+    return this.rebalance.hasJoined;
+  }
+
   configProviders(): ConfigProviders {
     return this.o.worker.configProviders;
   }

@@ -290,6 +290,13 @@ export interface Herder {
 
   /** The Kafka cluster id the worker is connected to, for GET /. */
   kafkaClusterId(): Promise<string>;
+  /**
+   * Resolves once a no-op has gone through the herder's request loop (GET /health):
+   * a loop held up by a stuck call leaves it pending.
+   */
+  healthCheck(): Promise<void>;
+  /** Whether the herder has finished starting (distributed: joined its group once). */
+  isReady(): boolean;
 
   /**
    * Set a logger level on every worker of the cluster (PUT /admin/loggers/{name}

@@ -59,6 +59,7 @@ export class RebalanceHandler implements WorkerRebalanceListener {
   /** What the leader last assigned (connector -> task count), to spot config drift. */
   private assignedWork = new Map<string, number>();
   private stable = false;
+  private joined = false;
   private waiters = new Set<() => void>();
 
   constructor(private readonly o: RebalanceHandlerOptions) {}
@@ -66,6 +67,11 @@ export class RebalanceHandler implements WorkerRebalanceListener {
   /** Whether this worker holds an assignment of the current generation. */
   get isStable(): boolean {
     return this.stable;
+  }
+
+  /** Whether this worker has applied an assignment at least once (it has started). */
+  get hasJoined(): boolean {
+    return this.joined;
   }
 
   /** True when the configured work differs from what the leader last assigned. */
@@ -122,6 +128,7 @@ export class RebalanceHandler implements WorkerRebalanceListener {
       if (event.error !== 0) return; // the member rejoins by itself
       if (!this.o.stopping()) await this.o.work.start(event.assigned);
       this.stable = true;
+      this.joined = true;
       for (const wake of [...this.waiters]) wake();
       this.o.logger.info(
         {

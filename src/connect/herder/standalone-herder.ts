@@ -419,6 +419,15 @@ export class StandaloneHerder implements Herder {
     );
   }
 
+  healthCheck(): Promise<void> {
+    return this.serial.run(() => undefined);
+  }
+
+  /** Standalone herders serve requests from construction on. */
+  isReady(): boolean {
+    return true;
+  }
+
   configProviders(): ConfigProviders {
     return this.o.worker.configProviders;
   }

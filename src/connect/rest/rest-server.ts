@@ -26,6 +26,7 @@ import { registerConnectorPluginsResource } from './connector-plugins-resource.t
 import { registerConnectorStateResource } from './connector-state-resource.ts';
 import { registerConnectorsResource } from './connectors-resource.ts';
 import { type CorsOptions, installCors } from './cors.ts';
+import { registerHealthResource } from './health-resource.ts';
 import { KnownPaths } from './known-paths.ts';
 import { forwardToLeader } from './leader-forwarding.ts';
 import { LoggerLevels } from './logger-levels.ts';
@@ -50,6 +51,8 @@ export interface RestAppOptions {
   forwardTimeoutMs?: number;
   /** access.control.allow.origin / .methods (cors.ts); absent or blank: no CORS. */
   cors?: CorsOptions;
+  /** GET /health's wait for the herder loop; Kafka's 10 s by default. */
+  healthCheckTimeoutMs?: number;
 }
 
 export interface RestServerOptions extends RestAppOptions {
@@ -134,6 +137,7 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
   installCors(app, knownPaths, options.cors);
 
   registerRootResource(app, ctx);
+  registerHealthResource(app, ctx, options.healthCheckTimeoutMs);
   registerConnectorsResource(app, ctx);
   registerConnectorStateResource(app, ctx);
   registerConnectorOffsetsResource(app, ctx);

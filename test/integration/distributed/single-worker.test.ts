@@ -66,6 +66,15 @@ describe('connect worker (one process, embedded broker)', () => {
     let worker = await startWorker(args);
     onTestFinished(() => worker.process.stop().then(() => {}));
     const bootstrap = worker.bootstrap!;
+    // KIP-1017: healthy once the worker has joined its group (the loop answers).
+    const health = await waitFor('the worker to report healthy', async () => {
+      const h = await rest(worker, 'GET', '/health');
+      return h.status === 200 ? h.body : undefined;
+    });
+    expect(health).toEqual({
+      status: 'healthy',
+      message: 'Worker has completed startup and is ready to handle requests.',
+    });
 
     // Invalid config: 400 with per-field messages, nothing created.
     const invalid = await rest(worker, 'POST', '/connectors', {

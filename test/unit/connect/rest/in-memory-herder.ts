@@ -353,6 +353,18 @@ export class InMemoryHerder implements Herder {
     );
   }
 
+  /** What healthCheck answers; a test replaces it with a promise that never settles. */
+  health: () => Promise<void> = () => Promise.resolve();
+  ready = true;
+
+  healthCheck(): Promise<void> {
+    return this.health();
+  }
+
+  isReady(): boolean {
+    return this.ready;
+  }
+
   configProviders(): ConfigProviders {
     return ConfigProviders.none;
   }

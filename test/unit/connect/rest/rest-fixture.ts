@@ -39,6 +39,7 @@ export async function restFixture(
     topicTracking?: { enabled: boolean; allowReset: boolean };
     now?: () => number;
     cors?: { allowedOrigins: string; allowedMethods: string };
+    healthCheckTimeoutMs?: number;
   } = {},
 ): Promise<RestFixture> {
   const plugins = await testPlugins();
@@ -52,6 +53,7 @@ export async function restFixture(
     topicTracking: options.topicTracking,
     loggerLevels: new LoggerLevels(options.now),
     cors: options.cors,
+    healthCheckTimeoutMs: options.healthCheckTimeoutMs,
   });
   await app.ready();
   return { app, herder, plugins, close: () => app.close() };
