@@ -17,6 +17,8 @@ import { deleteRecords } from './messages/delete-records.ts';
 import { deleteTopics } from './messages/delete-topics.ts';
 import { describeConfigs } from './messages/describe-configs.ts';
 import { describeGroups } from './messages/describe-groups.ts';
+import { describeProducers } from './messages/describe-producers.ts';
+import { describeTransactions } from './messages/describe-transactions.ts';
 import { endTxn } from './messages/end-txn.ts';
 import { fetch } from './messages/fetch.ts';
 import { findCoordinator } from './messages/find-coordinator.ts';
@@ -27,6 +29,7 @@ import { joinGroup } from './messages/join-group.ts';
 import { leaveGroup } from './messages/leave-group.ts';
 import { listGroups } from './messages/list-groups.ts';
 import { listOffsets } from './messages/list-offsets.ts';
+import { listTransactions } from './messages/list-transactions.ts';
 import { metadata } from './messages/metadata.ts';
 import { offsetCommit } from './messages/offset-commit.ts';
 import { offsetDelete } from './messages/offset-delete.ts';
@@ -70,6 +73,9 @@ export const ApiKey = {
   DeleteGroups: 42,
   IncrementalAlterConfigs: 44,
   OffsetDelete: 47,
+  DescribeProducers: 61,
+  DescribeTransactions: 65,
+  ListTransactions: 66,
 } as const;
 
 export const allSchemas: readonly ApiSchema[] = [
@@ -103,6 +109,9 @@ export const allSchemas: readonly ApiSchema[] = [
   deleteGroups,
   incrementalAlterConfigs,
   offsetDelete,
+  describeProducers,
+  describeTransactions,
+  listTransactions,
 ];
 
 // Dense by key (the highest key is small), so lookup on the hot path is an index.
