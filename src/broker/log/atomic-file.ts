@@ -14,11 +14,12 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 
-export function writeFileAtomic(path: string, content: string): void {
+export function writeFileAtomic(path: string, content: string | Buffer): void {
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, 'w');
   try {
-    writeSync(fd, content);
+    if (typeof content === 'string') writeSync(fd, content);
+    else writeSync(fd, content);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -4,8 +4,13 @@
  *
  * 1. The cleanable range is [logStartOffset, firstUncleanableOffset): whole inactive
  *    segments, stopping at the first one holding a record newer than
- *    min.compaction.lag.ms. Its dirty part starts at the cleaner checkpoint.
+ *    min.compaction.lag.ms, or reaching the last stable offset (an open
+ *    transaction's records are never cleaned, as in Kafka). Its dirty part starts at
+ *    the cleaner checkpoint.
  * 2. The dirty part is read into an OffsetMap: key -> offset of its latest record.
+ *    Records of aborted transactions (the segments' .txnindex) are left out of the
+ *    map, so they never supersede a committed record, and are removed when their
+ *    segment is rewritten; the ABORT marker stays.
  * 3. Every segment of the cleanable range is rewritten batch by batch: a record
  *    survives when no later record with its key is in the map; a tombstone (null
  *    value) also survives until its batch's delete horizon has passed. A batch whose
@@ -57,14 +62,22 @@ export interface CleanRange {
   firstUncleanableOffset: number;
 }
 
-/** Inactive segments from the log start whose records are all older than the compaction lag. */
-export function cleanableRange(log: PartitionLog, now: number): CleanRange {
+/**
+ * Inactive segments from the log start whose records are all older than the
+ * compaction lag and below `lastStableOffset`.
+ */
+export function cleanableRange(
+  log: PartitionLog,
+  now: number,
+  lastStableOffset = log.logEndOffset,
+): CleanRange {
   const all = log.segments;
   const segments: LogSegment[] = [];
   for (let i = 0; i < all.length - 1; i++) {
     const s = all[i];
     if (s.nextOffset <= log.logStartOffset) continue;
     if (s.maxTimestamp > now - log.config.minCompactionLagMs) break;
+    if (s.nextOffset > lastStableOffset) break;
     segments.push(s);
   }
   const firstUncleanableOffset =
@@ -101,7 +114,8 @@ export async function cleanLog(
   now: number,
 ): Promise<CleanResult> {
   map.clear();
-  const mapped = buildOffsetMap(range, firstDirtyOffset, map);
+  const aborted = abortedBatches(log, range);
+  const mapped = buildOffsetMap(range, firstDirtyOffset, map, aborted);
   const endOffset = mapped.end;
   const result: CleanResult = {
     endOffset,
@@ -119,7 +133,12 @@ export async function cleanLog(
   // record can go and none needs a delete horizon, so the segments stay as they are.
   // This is every first cleaning of a log of distinct keys, e.g. a CDC table's first
   // snapshot, which would otherwise be read and hashed a second time for nothing.
-  if (!mapped.repeats && !mapped.tombstones && toClean[0]!.baseOffset >= firstDirtyOffset) {
+  if (
+    !mapped.repeats &&
+    !mapped.tombstones &&
+    !mapped.aborted &&
+    toClean[0]!.baseOffset >= firstDirtyOffset
+  ) {
     for (const segment of toClean) result.bytesBefore += segment.size;
     result.bytesAfter = result.bytesBefore;
     result.recordsRead = mapped.records;
@@ -141,6 +160,7 @@ export async function cleanLog(
       now,
       deleteHorizon,
       lastBatchOfProducer,
+      aborted,
       result,
     );
     result.bytesBefore += segment.size;
@@ -167,14 +187,35 @@ interface MappedRange {
   repeats: boolean;
   /** Some record had a null value. */
   tombstones: boolean;
+  /** Some batch belonged to an aborted transaction. */
+  aborted: boolean;
+}
+
+/** Whether a transactional batch of `producerId` at `baseOffset` belongs to an aborted transaction. */
+type AbortedBatches = (producerId: number, baseOffset: number) => boolean;
+
+function abortedBatches(log: PartitionLog, range: CleanRange): AbortedBatches {
+  const entries = log.abortedTransactions(log.logStartOffset, range.firstUncleanableOffset);
+  if (entries.length === 0) return () => false;
+  return (producerId, baseOffset) =>
+    entries.some(
+      (e) =>
+        e.producerId === producerId && e.firstOffset <= baseOffset && baseOffset < e.lastOffset,
+    );
 }
 
 /** Maps the dirty part of the range into `map`. */
-function buildOffsetMap(range: CleanRange, firstDirtyOffset: number, map: OffsetMap): MappedRange {
+function buildOffsetMap(
+  range: CleanRange,
+  firstDirtyOffset: number,
+  map: OffsetMap,
+  isAborted: AbortedBatches,
+): MappedRange {
   let end = firstDirtyOffset;
   let records = 0;
   let repeats = false;
   let tombstones = false;
+  let aborted = false;
   for (const segment of range.segments) {
     if (segment.nextOffset <= firstDirtyOffset) continue;
     let full = false;
@@ -183,7 +224,13 @@ function buildOffsetMap(range: CleanRange, firstDirtyOffset: number, map: Offset
       const header = readBatchHeader(buf, at);
       const last = header.baseOffset + header.lastOffsetDelta;
       if (last < firstDirtyOffset) return;
-      if ((header.attributes & ATTR_CONTROL) === 0) {
+      if (
+        header.transactional &&
+        !header.control &&
+        isAborted(header.producerId, header.baseOffset)
+      ) {
+        aborted = true;
+      } else if ((header.attributes & ATTR_CONTROL) === 0) {
         const batch = decodeRecords(buf, at);
         if (!map.hasRoomFor(batch.length)) {
           full = true;
@@ -197,10 +244,10 @@ function buildOffsetMap(range: CleanRange, firstDirtyOffset: number, map: Offset
       }
       end = last + 1;
     });
-    if (full) return { end, records, repeats, tombstones };
+    if (full) return { end, records, repeats, tombstones, aborted };
     end = Math.max(end, segment.nextOffset);
   }
-  return { end: Math.max(end, firstDirtyOffset), records, repeats, tombstones };
+  return { end: Math.max(end, firstDirtyOffset), records, repeats, tombstones, aborted };
 }
 
 /** producer id -> base offset of its last batch in `segments`. */
@@ -229,12 +276,24 @@ function rewriteSegment(
   now: number,
   newHorizon: number,
   lastBatchOfProducer: Map<number, number>,
+  isAborted: AbortedBatches,
   result: CleanResult,
 ): number | undefined {
   const out = new CleanedSegmentWriter(segment, cleanedPath);
   try {
     segment.forEachBatch((buf, at, filePosition) =>
-      cleanBatch(buf, at, filePosition, out, map, now, newHorizon, lastBatchOfProducer, result),
+      cleanBatch(
+        buf,
+        at,
+        filePosition,
+        out,
+        map,
+        now,
+        newHorizon,
+        lastBatchOfProducer,
+        isAborted,
+        result,
+      ),
     );
     return out.finish();
   } catch (e) {
@@ -252,6 +311,7 @@ function cleanBatch(
   now: number,
   newHorizon: number,
   lastBatchOfProducer: Map<number, number>,
+  isAborted: AbortedBatches,
   result: CleanResult,
 ): void {
   const header = readBatchHeader(buf, at);
@@ -263,7 +323,9 @@ function cleanBatch(
   const records = decodeRecords(buf, at);
   result.recordsRead += records.length;
   const horizonPassed = header.hasDeleteHorizon && now >= header.baseTimestamp;
+  const aborted = header.transactional && isAborted(header.producerId, header.baseOffset);
   const kept = records.filter((r) => {
+    if (aborted) return false;
     if (r.key !== null) {
       const latest = map.get(r.key);
       if (latest > r.offset) return false;

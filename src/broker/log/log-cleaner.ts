@@ -44,6 +44,8 @@ export interface LogCleanerOptions {
   clock: Clock;
   /** Keys the offset map holds per cleaning (log.cleaner.dedupe.buffer.size's role). */
   offsetMapEntries?: number;
+  /** The partition's last stable offset (producer state); cleaning stops below it. Default: the log end. */
+  lastStableOffset?: (log: PartitionLog) => number;
   logger?: Logger;
 }
 
@@ -57,12 +59,14 @@ export class LogCleaner {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly map: OffsetMap;
+  private readonly lastStableOffset: (log: PartitionLog) => number;
   private readonly states = new WeakMap<PartitionLog, CleanerState>();
 
   constructor(options: LogCleanerOptions) {
     this.clock = options.clock;
     this.logger = options.logger ?? getLogger('broker.log.cleaner');
     this.map = new OffsetMap(options.offsetMapEntries ?? DEFAULT_OFFSET_MAP_ENTRIES);
+    this.lastStableOffset = options.lastStableOffset ?? ((log) => log.logEndOffset);
   }
 
   private state(log: PartitionLog): CleanerState {
@@ -87,7 +91,7 @@ export class LogCleaner {
   candidate(log: PartitionLog): CleaningCandidate | undefined {
     if (!log.config.cleanupPolicy.compact) return undefined;
     const now = this.clock.now();
-    const range = cleanableRange(log, now);
+    const range = cleanableRange(log, now, this.lastStableOffset(log));
     if (range.segments.length === 0) return undefined;
     const state = this.state(log);
     let clean = 0;
@@ -128,7 +132,7 @@ export class LogCleaner {
   async clean(log: PartitionLog, reason = 'requested'): Promise<CleanResult> {
     const now = this.clock.now();
     const state = this.state(log);
-    const range = cleanableRange(log, now);
+    const range = cleanableRange(log, now, this.lastStableOffset(log));
     const result = await cleanLog(log, range, state.firstDirtyOffset, this.map, now);
     this.map.clear();
     state.firstDirtyOffset = Math.max(state.firstDirtyOffset, result.endOffset);

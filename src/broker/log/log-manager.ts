@@ -54,6 +54,8 @@ export interface LogManagerOptions {
   cleanerEnabled?: boolean;
   /** Keys per cleaning (the cleaner's offset map size). */
   cleanerOffsetMapEntries?: number;
+  /** A partition's last stable offset, which the cleaner never cleans past. Default: the log end. */
+  lastStableOffset?: (log: PartitionLog) => number;
 }
 
 export interface TopicDescription {
@@ -91,6 +93,7 @@ export class LogManager {
     this.cleaner = new LogCleaner({
       clock: options.clock,
       offsetMapEntries: options.cleanerOffsetMapEntries,
+      lastStableOffset: options.lastStableOffset,
     });
     this.scheduler = new LogScheduler(options.clock, [
       {

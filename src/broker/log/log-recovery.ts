@@ -3,7 +3,7 @@
  * loading segments, and recovering everything after the recovery point.
  *
  * Files this expects in `<dataDir>/<topic>-<partition>/`:
- *   <base>.log / .index / .timeindex   segments (see segment.ts)
+ *   <base>.log / .index / .timeindex / .txnindex   segments (see segment.ts)
  *   <base>.log.cleaned                 a cleaner output not yet committed: deleted
  *   <base>.log.swap                    a committed cleaner output: it replaces every
  *                                      segment whose base offset lies in
@@ -22,10 +22,10 @@
  *
  * Called only by PartitionLog.open, before the log is visible to anyone.
  */
-import { readdirSync, renameSync, unlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../util/logger.ts';
-import { fsyncDir } from './atomic-file.ts';
+import { fsyncDir, writeFileAtomic } from './atomic-file.ts';
 import type { LogCheckpoint } from './log-checkpoint.ts';
 import { LogSegment, lastOffsetInFile, type SegmentConfig, segmentFileName } from './segment.ts';
 
@@ -37,7 +37,7 @@ export interface RecoveredLog {
   scannedSegments: number;
 }
 
-const SEGMENT_FILE = /^(\d{20})\.(log|index|timeindex)$/;
+const SEGMENT_FILE = /^(\d{20})\.(log|index|timeindex|txnindex)$/;
 
 export function recoverPartitionDir(
   dir: string,
@@ -117,14 +117,33 @@ function completeSwaps(dir: string, logger: Logger): void {
     const base = Number(name.slice(0, 20));
     const swapPath = join(dir, name);
     const last = lastOffsetInFile(swapPath, base);
+    mergeTxnIndexes(dir, base, Math.max(base, last));
     // Idempotent: a crash in here leaves the .swap in place and the next open redoes it.
     for (const other of readdirSync(dir)) {
       const m = SEGMENT_FILE.exec(other);
-      if (m && Number(m[1]) >= base && Number(m[1]) <= Math.max(base, last))
+      if (m && m[2] !== 'txnindex' && Number(m[1]) >= base && Number(m[1]) <= Math.max(base, last))
         unlinkSync(join(dir, other));
     }
     renameSync(swapPath, join(dir, segmentFileName(base, '.log')));
     fsyncDir(dir);
     logger.info({ segment: base, lastOffset: last }, 'completed an interrupted cleaner swap');
   }
+}
+
+/**
+ * A swap replaces segments [first, last]: their aborted-transaction entries move to
+ * the replacement's `.txnindex` (the first segment's name), in segment order, so a
+ * crash in the middle of a swap loses none. Written atomically; idempotent.
+ */
+function mergeTxnIndexes(dir: string, first: number, last: number): void {
+  const names = readdirSync(dir)
+    .filter((n) => /^\d{20}\.txnindex$/.test(n))
+    .filter((n) => Number(n.slice(0, 20)) >= first && Number(n.slice(0, 20)) <= last)
+    .sort();
+  if (names.length === 0) return;
+  const target = segmentFileName(first, '.txnindex');
+  if (names.length === 1 && names[0] === target) return;
+  const merged = Buffer.concat(names.map((n) => readFileSync(join(dir, n))));
+  writeFileAtomic(join(dir, target), merged);
+  for (const n of names) if (n !== target) unlinkSync(join(dir, n));
 }

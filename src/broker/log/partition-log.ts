@@ -58,6 +58,7 @@ import { recoverPartitionDir } from './log-recovery.ts';
 import { segmentsToDelete } from './retention.ts';
 import { LogSegment, type ReadBuffers, segmentFileName } from './segment.ts';
 import type { TopicConfig } from './topic-config.ts';
+import type { AbortedTxn } from './transaction-index.ts';
 
 export interface AppendResult {
   baseOffset: number;
@@ -353,6 +354,35 @@ export class PartitionLog {
     return undefined;
   }
 
+  /**
+   * Aborted transactions whose records may lie in [from, upTo): what a
+   * read_committed Fetch of that range answers with. An entry sits in the segment of
+   * its ABORT marker, so every segment from the one holding `from` is searched.
+   */
+  abortedTransactions(from: number, upTo: number): AbortedTxn[] {
+    const out: AbortedTxn[] = [];
+    const segments = this.segmentList;
+    for (let i = this.segmentIndexFor(from); i < segments.length; i++) {
+      out.push(...segments[i].txnIndex.overlapping(from, upTo));
+    }
+    return out;
+  }
+
+  /** Adds an aborted transaction to the index of the segment holding its ABORT marker. */
+  recordAbortedTxn(entry: AbortedTxn): void {
+    this.segmentList[this.segmentIndexFor(entry.lastOffset)].txnIndex.append(entry);
+  }
+
+  /** Whether a segment's aborted-transaction index was corrupt and must be rebuilt from the log. */
+  get txnIndexLost(): boolean {
+    return this.segmentList.some((s) => s.txnIndex.lost);
+  }
+
+  /** After a rebuild from the log start: the indexes are whole again. */
+  markTxnIndexesRebuilt(): void {
+    for (const s of this.segmentList) s.txnIndex.lost = false;
+  }
+
   /** ListOffsets -2. */
   earliestOffset(): number {
     return this.startOffset;
@@ -538,10 +568,13 @@ export class PartitionLog {
       return false;
     }
     const base = old[0].baseOffset;
-    for (const s of old) {
+    // The cleaned file holds the same offsets: the aborted transactions stay indexed,
+    // the first segment's index file kept in place for the replacement of its name.
+    const aborted = old.flatMap((s) => s.txnIndex.all);
+    old.forEach((s, i) => {
       this.dirty.delete(s);
-      s.delete();
-    }
+      s.delete(i === 0);
+    });
     renameSync(swapPath, join(this.dir, segmentFileName(base, '.log')));
     fsyncDir(this.dir);
     const replacement = LogSegment.open(this.dir, base, {
@@ -549,6 +582,7 @@ export class PartitionLog {
       segmentIndexBytes: this.config.segmentIndexBytes,
     });
     replacement.recover(0, base);
+    if (old.length > 1) replacement.txnIndex.rewrite(aborted);
     replacement.onBecomeInactive();
     replacement.writeIndexes();
     const next = [...this.segmentList];

@@ -1,6 +1,10 @@
 /**
  * One segment of a partition log: `<20-digit base offset>.log` plus its sparse
- * `.index` and `.timeindex` (see offset-index.ts and time-index.ts).
+ * `.index` and `.timeindex` (see offset-index.ts and time-index.ts) and its
+ * aborted-transaction index `.txnindex` (transaction-index.ts; absent when no
+ * transaction aborted in it). Recovery keeps the aborted-transaction entries whose
+ * markers survived and drops the rest; entries are added by the partition's producer
+ * state when it sees an ABORT marker (producer-state-store.ts).
  *
  * Format of the .log: record batches v2 back to back, byte for byte as producers
  * sent them except for the assigned base offset (and, on LogAppendTime topics, the
@@ -51,6 +55,7 @@ import {
 import { CorruptIndexError } from './errors.ts';
 import { OffsetIndex } from './offset-index.ts';
 import { TimeIndex } from './time-index.ts';
+import { TransactionIndex } from './transaction-index.ts';
 
 export interface SegmentConfig {
   indexIntervalBytes: number;
@@ -125,6 +130,8 @@ export class LogSegment {
   readonly logPath: string;
   readonly offsetIndex: OffsetIndex;
   readonly timeIndex: TimeIndex;
+  readonly txnIndex: TransactionIndex;
+  private txnIndexLoaded = false;
   private fd: number;
   /** Valid bytes of the .log. */
   size: number;
@@ -161,6 +168,10 @@ export class LogSegment {
       baseOffset,
       config.segmentIndexBytes,
     );
+    this.txnIndex = new TransactionIndex(
+      join(dir, segmentFileName(baseOffset, '.txnindex')),
+      baseOffset,
+    );
     this.fd = fd;
     this.size = fstatSync(fd).size;
     this.nextOffset = baseOffset;
@@ -173,6 +184,8 @@ export class LogSegment {
     const segment = new LogSegment(dir, baseOffset, config, fd);
     segment.offsetIndex.clear();
     segment.timeIndex.clear();
+    segment.txnIndex.clear();
+    segment.txnIndexLoaded = true;
     return segment;
   }
 
@@ -227,6 +240,7 @@ export class LogSegment {
     this.rollingBaseTime = this.firstBatchMaxTimestamp();
     if (validBytes === this.size) {
       if (!last && this.size > 0) this.scanMaxTimestamp();
+      this.loadTxnIndexUpTo(nextOffset);
       return { truncatedBytes: 0, batches: 0 };
     }
     return this.recover(validBytes, nextOffset);
@@ -319,7 +333,17 @@ export class LogSegment {
     this.nextOffset = expected;
     if (this.rollingBaseTime === undefined && this.size > 0)
       this.rollingBaseTime = this.firstBatchMaxTimestamp();
+    this.loadTxnIndexUpTo(expected);
     return { truncatedBytes, reason, batches };
+  }
+
+  /** Loads the aborted-transaction index once, keeping only entries whose marker is below `nextOffset`. */
+  private loadTxnIndexUpTo(nextOffset: number): void {
+    if (!this.txnIndexLoaded) {
+      this.txnIndex.load();
+      this.txnIndexLoaded = true;
+    }
+    this.txnIndex.truncateTo(nextOffset);
   }
 
   /** Writes batches already validated and offset-stamped, in one write(2). */
@@ -599,10 +623,13 @@ export class LogSegment {
   /**
    * Removes the segment's files at once (so a file of the same name created next, a
    * cleaner's replacement, is never touched); the descriptor is closed when an fsync
-   * still in flight on it completes.
+   * still in flight on it completes. `keepTxnIndex` leaves the aborted-transaction
+   * index for a replacement of the same base offset, so no crash loses its entries.
    */
-  delete(): void {
-    for (const path of [this.logPath, this.offsetIndex.path, this.timeIndex.path]) {
+  delete(keepTxnIndex = false): void {
+    const paths = [this.logPath, this.offsetIndex.path, this.timeIndex.path];
+    if (!keepTxnIndex) paths.push(this.txnIndex.path);
+    for (const path of paths) {
       if (existsSync(path)) unlinkSync(path);
     }
     if (this.fsyncsInFlight > 0) this.closeWhenIdle = true;

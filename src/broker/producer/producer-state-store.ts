@@ -16,11 +16,19 @@
  * batch the log kept, which is every batch that was acknowledged under the flush
  * policy.
  *
+ * Transactions: transactional batches open a producer's transaction and markers close
+ * it (`onMarker`, for markers the coordinator writes and those replayed), giving the
+ * partition's last stable offset. An ABORT marker also adds the transaction to the
+ * aborted-transaction index of its segment (transaction-index.ts); replay re-adds
+ * entries idempotently, and a segment whose index was found corrupt makes the replay
+ * start at the log start, so every entry comes back.
+ *
  * Single-threaded, on the broker thread. Where the lead wants it: this belongs with
  * src/broker/producer/ (it lives here because that folder has another owner).
  */
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { readMarker } from '../../protocol/control-record.ts';
 import { iterateBatches, readBatchHeader } from '../../protocol/record-batch.ts';
 import type { Logger } from '../../util/logger.ts';
 import { readJsonFile, writeFileAtomic } from '../log/atomic-file.ts';
@@ -54,6 +62,27 @@ export class ProducerStateStore {
     return entry.state;
   }
 
+  /**
+   * A COMMIT or ABORT marker for `producerId` now sits at `offset` of `log`: closes
+   * the producer's transaction there and indexes it when aborted.
+   */
+  onMarker(
+    log: PartitionLog,
+    producerId: number,
+    producerEpoch: number,
+    offset: number,
+    commit: boolean,
+    timestamp: number,
+  ): void {
+    applyMarker(this.stateFor(log), log, producerId, producerEpoch, offset, commit, timestamp);
+  }
+
+  /** The last stable offset: the first offset of the oldest open transaction, or the high watermark. */
+  lastStableOffset(log: PartitionLog): number {
+    const first = this.stateFor(log).firstUnstableOffset();
+    return first === undefined ? log.highWatermark : Math.min(first, log.highWatermark);
+  }
+
   /** Drops state of logs that were deleted (DeleteTopics). */
   forgetTopic(topic: string): void {
     for (const log of this.entries.keys()) if (log.topic === topic) this.entries.delete(log);
@@ -83,7 +112,9 @@ export class ProducerStateStore {
     const end = log.logEndOffset;
     let state = new ProducerState();
     let from = start;
-    for (const offset of snapshotOffsets(log.dir).reverse()) {
+    // A lost aborted-transaction index is rebuilt by replaying everything.
+    const rebuildTxnIndex = log.txnIndexLost;
+    for (const offset of rebuildTxnIndex ? [] : snapshotOffsets(log.dir).reverse()) {
       if (offset > end || offset < start) continue;
       const snapshot = readJsonFile(join(log.dir, snapshotName(offset))) as
         | ProducerStateSnapshot
@@ -99,6 +130,13 @@ export class ProducerStateStore {
       break;
     }
     const replayed = replay(log, state, from, end);
+    if (rebuildTxnIndex) {
+      log.markTxnIndexesRebuilt();
+      this.logger.warn(
+        { topic: log.topic, partition: log.partition },
+        'rebuilt the aborted-transaction index from the log',
+      );
+    }
     if (replayed > 0) {
       this.logger.info(
         { topic: log.topic, partition: log.partition, from, to: end, batches: replayed },
@@ -119,7 +157,21 @@ function replay(log: PartitionLog, state: ProducerState, from: number, end: numb
     for (const { position } of iterateBatches(records)) {
       const h = readBatchHeader(records, position);
       const last = h.baseOffset + h.lastOffsetDelta;
-      if (last >= offset && h.producerId >= 0 && !h.control) {
+      if (last >= offset && h.producerId >= 0 && h.control) {
+        const marker = readMarker(records, position);
+        if (marker) {
+          applyMarker(
+            state,
+            log,
+            h.producerId,
+            h.producerEpoch,
+            h.baseOffset,
+            marker.commit,
+            h.maxTimestamp,
+          );
+          batches++;
+        }
+      } else if (last >= offset && h.producerId >= 0) {
         state.onAppend(
           {
             producerId: h.producerId,
@@ -129,6 +181,7 @@ function replay(log: PartitionLog, state: ProducerState, from: number, end: numb
           },
           h.baseOffset,
           h.maxTimestamp,
+          h.transactional,
         );
         batches++;
       }
@@ -138,6 +191,25 @@ function replay(log: PartitionLog, state: ProducerState, from: number, end: numb
     offset = next;
   }
   return batches;
+}
+
+function applyMarker(
+  state: ProducerState,
+  log: PartitionLog,
+  producerId: number,
+  producerEpoch: number,
+  offset: number,
+  commit: boolean,
+  timestamp: number,
+): void {
+  const done = state.onMarker(producerId, producerEpoch, offset, timestamp);
+  if (commit || done.firstOffset < 0) return;
+  log.recordAbortedTxn({
+    producerId,
+    firstOffset: done.firstOffset,
+    lastOffset: offset,
+    lastStableOffset: state.firstUnstableOffset() ?? offset + 1,
+  });
 }
 
 function snapshotName(offset: number): string {

@@ -12,8 +12,16 @@
  *     OUT_OF_ORDER_SEQUENCE_NUMBER;
  *   - a producer with no state must start at sequence 0.
  *
+ * Transactions: a producer's first transactional batch after a marker opens its
+ * transaction here (`currentTxnFirstOffset`); the COMMIT or ABORT marker the
+ * coordinator writes (`onMarker`) closes it and may bump the epoch. The smallest
+ * open first offset of the partition is its first unstable offset: the last stable
+ * offset (LSO) is that, or the high watermark when nothing is open. A producer with
+ * an open transaction is never expired.
+ *
  * Snapshot format (a JSON file next to the segments, `<offset>.snapshot`, written
- * atomically): `{ "offset": <log end offset covered>, "producers": [...] }`. After a
+ * atomically): `{ "offset": <log end offset covered>, "producers": [...] }`, each
+ * producer with its open transaction's first offset (-1 none). After a
  * crash the partition loads the newest snapshot and replays the batches after its
  * offset through `onAppend`, so deduplication survives restarts.
  *
@@ -46,6 +54,15 @@ interface ProducerEntry {
   epoch: number;
   batches: RememberedBatch[];
   lastTimestamp: number;
+  /** First offset of the open transaction, -1 when none (absent in older snapshots). */
+  currentTxnFirstOffset: number;
+}
+
+/** What a transaction marker closed: the transaction's first offset, -1 if none was open. */
+export interface CompletedTxn {
+  producerId: number;
+  firstOffset: number;
+  lastOffset: number;
 }
 
 export type SequenceCheck =
@@ -75,6 +92,8 @@ export interface ProducerStateSnapshot {
 
 export class ProducerState {
   private readonly producers = new Map<number, ProducerEntry>();
+  /** producer id -> first offset, for the open transactions only: the LSO is read on every Fetch. */
+  private readonly openTxns = new Map<number, number>();
 
   /** Decides what to do with a batch before it is appended. */
   check(batch: BatchIdentity): SequenceCheck {
@@ -122,8 +141,16 @@ export class ProducerState {
     return { kind: 'append' };
   }
 
-  /** Records an appended batch (also used to replay the log after a snapshot). */
-  onAppend(batch: BatchIdentity, firstOffset: number, timestamp: number): void {
+  /**
+   * Records an appended batch (also used to replay the log after a snapshot); a
+   * transactional one opens the producer's transaction if none is open.
+   */
+  onAppend(
+    batch: BatchIdentity,
+    firstOffset: number,
+    timestamp: number,
+    transactional = false,
+  ): void {
     if (batch.producerId === NO_PRODUCER_ID) return;
     let entry = this.producers.get(batch.producerId);
     if (!entry || batch.producerEpoch > entry.epoch) {
@@ -132,8 +159,14 @@ export class ProducerState {
         epoch: batch.producerEpoch,
         batches: [],
         lastTimestamp: timestamp,
+        // A new epoch does not close a transaction: only a marker does.
+        currentTxnFirstOffset: entry?.currentTxnFirstOffset ?? -1,
       };
       this.producers.set(batch.producerId, entry);
+    }
+    if (transactional && entry.currentTxnFirstOffset < 0) {
+      entry.currentTxnFirstOffset = firstOffset;
+      this.openTxns.set(batch.producerId, firstOffset);
     }
     entry.batches.push({
       firstSeq: batch.baseSequence,
@@ -146,10 +179,83 @@ export class ProducerState {
     entry.lastTimestamp = timestamp;
   }
 
-  /** Forgets producers idle longer than `expirationMs` (Kafka's producer.id.expiration.ms). */
+  /**
+   * Whether a marker of this epoch may be written: the coordinator bumps epochs, so
+   * a marker never carries an older epoch than the partition has seen.
+   */
+  checkMarker(producerId: number, producerEpoch: number): string | undefined {
+    const entry = this.producers.get(producerId);
+    if (entry && producerEpoch < entry.epoch) {
+      return `marker epoch ${producerEpoch} of producer ${producerId} is older than ${entry.epoch}`;
+    }
+    return undefined;
+  }
+
+  /**
+   * A COMMIT or ABORT marker at `offset` was appended (or replayed): closes the
+   * producer's open transaction. A marker of a newer epoch (an abort written while
+   * fencing) makes that epoch current and forgets the old epoch's sequences.
+   */
+  onMarker(
+    producerId: number,
+    producerEpoch: number,
+    offset: number,
+    timestamp: number,
+  ): CompletedTxn {
+    let entry = this.producers.get(producerId);
+    if (!entry) {
+      entry = {
+        producerId,
+        epoch: producerEpoch,
+        batches: [],
+        lastTimestamp: timestamp,
+        currentTxnFirstOffset: -1,
+      };
+      this.producers.set(producerId, entry);
+    } else if (producerEpoch > entry.epoch) {
+      entry.epoch = producerEpoch;
+      entry.batches = [];
+    }
+    const firstOffset = entry.currentTxnFirstOffset;
+    entry.currentTxnFirstOffset = -1;
+    this.openTxns.delete(producerId);
+    entry.lastTimestamp = timestamp;
+    return { producerId, firstOffset, lastOffset: offset };
+  }
+
+  /** The smallest first offset of an open transaction, undefined when none is open. */
+  firstUnstableOffset(): number | undefined {
+    let first: number | undefined;
+    for (const f of this.openTxns.values()) if (first === undefined || f < first) first = f;
+    return first;
+  }
+
+  /** Every producer with state here (DescribeProducers). */
+  activeProducers(): Array<{
+    producerId: number;
+    epoch: number;
+    lastSequence: number;
+    lastTimestamp: number;
+    currentTxnFirstOffset: number;
+  }> {
+    return [...this.producers.values()].map((e) => ({
+      producerId: e.producerId,
+      epoch: e.epoch,
+      lastSequence: e.batches.at(-1)?.lastSeq ?? -1,
+      lastTimestamp: e.lastTimestamp,
+      currentTxnFirstOffset: e.currentTxnFirstOffset,
+    }));
+  }
+
+  /**
+   * Forgets producers idle longer than `expirationMs` (Kafka's producer.id.expiration.ms),
+   * except those with an open transaction: their marker is still to come.
+   */
   expire(now: number, expirationMs: number): void {
     for (const [id, entry] of this.producers) {
-      if (now - entry.lastTimestamp > expirationMs) this.producers.delete(id);
+      if (entry.currentTxnFirstOffset < 0 && now - entry.lastTimestamp > expirationMs) {
+        this.producers.delete(id);
+      }
     }
   }
 
@@ -171,7 +277,13 @@ export class ProducerState {
   static fromSnapshot(snapshot: ProducerStateSnapshot): ProducerState {
     const state = new ProducerState();
     for (const p of snapshot.producers) {
-      state.producers.set(p.producerId, { ...p, batches: p.batches.map((b) => ({ ...b })) });
+      state.producers.set(p.producerId, {
+        ...p,
+        batches: p.batches.map((b) => ({ ...b })),
+        currentTxnFirstOffset: p.currentTxnFirstOffset ?? -1,
+      });
+      if ((p.currentTxnFirstOffset ?? -1) >= 0)
+        state.openTxns.set(p.producerId, p.currentTxnFirstOffset);
     }
     return state;
   }
