@@ -37,6 +37,7 @@ import {
   type SyncResult,
 } from './group.ts';
 import { GroupOffsets } from './group-offsets.ts';
+import { PendingTxnOffsets } from './pending-txn-offsets.ts';
 
 export interface JoinRequest {
   groupId: string;
@@ -107,6 +108,13 @@ export interface GroupStore {
   ): Promise<void>;
   storeGroup(snapshot: GroupSnapshot): Promise<void>;
   removeGroup(groupId: string): Promise<void>;
+  /** TxnOffsetCommit: offsets written as part of the producer's transaction. */
+  storeTxnOffsets(
+    groupId: string,
+    producerId: number,
+    producerEpoch: number,
+    offsets: Array<OffsetCommitEntry & { commitTimestamp: number }>,
+  ): Promise<void>;
 }
 
 export interface GroupCoordinatorOptions {
@@ -149,6 +157,7 @@ export class GroupCoordinator {
   private closed = false;
 
   private readonly offsets: GroupOffsets;
+  private readonly pendingTxnOffsets = new PendingTxnOffsets();
 
   constructor(private readonly options: GroupCoordinatorOptions) {
     this.store = options.store;
@@ -667,6 +676,62 @@ export class GroupCoordinator {
       this.scheduleSession(group, member);
     }
     return this.offsets.commit(group, req.offsets);
+  }
+
+  /**
+   * TxnOffsetCommit: offsets that become committed when the producer's transaction
+   * commits (completeTxnOffsets). Membership is checked only when the request names a
+   * generation or member (v3+), as Kafka does; the transaction coordinator has checked
+   * the producer already.
+   */
+  async commitTxnOffsets(req: {
+    groupId: string;
+    producerId: number;
+    producerEpoch: number;
+    generationId: number;
+    memberId: string;
+    groupInstanceId: string | null;
+    offsets: OffsetCommitEntry[];
+  }): Promise<GroupError[]> {
+    const all = (e: GroupError) => req.offsets.map(() => e);
+    if (this.closed) return all('COORDINATOR_NOT_AVAILABLE');
+    if (req.groupId === '') return all('INVALID_GROUP_ID');
+    const group = this.groups.get(req.groupId);
+    if (group?.isStaticMemberFenced(req.memberId, req.groupInstanceId))
+      return all('FENCED_INSTANCE_ID');
+    if (req.generationId >= 0 || req.memberId !== '') {
+      if (!group) return all('ILLEGAL_GENERATION');
+      if (!group.members.has(req.memberId)) return all('UNKNOWN_MEMBER_ID');
+      if (req.generationId !== group.generationId) return all('ILLEGAL_GENERATION');
+    }
+    const { errors, accepted } = this.offsets.validate(req.offsets);
+    if (accepted.length > 0) {
+      await this.store?.storeTxnOffsets(req.groupId, req.producerId, req.producerEpoch, accepted);
+      for (const o of accepted)
+        this.pendingTxnOffsets.add(req.producerId, { ...o, groupId: req.groupId });
+    }
+    return errors;
+  }
+
+  /** The producer's transaction ended (its marker is in __consumer_offsets): commit or drop its offsets. */
+  completeTxnOffsets(producerId: number, commit: boolean): void {
+    const settled = this.pendingTxnOffsets.take(producerId);
+    if (!commit) return;
+    for (const o of settled) this.offsets.restore(o.groupId, o);
+  }
+
+  /** Whether a transaction has an offset for this partition of the group that it has not settled. */
+  hasPendingTxnOffset(groupId: string, topic: string, partition: number): boolean {
+    return this.pendingTxnOffsets.has(groupId, topic, partition);
+  }
+
+  /** A transactional offset read back from the store; its marker, if any, follows. */
+  restorePendingTxnOffset(
+    producerId: number,
+    groupId: string,
+    o: OffsetCommitEntry & { commitTimestamp: number },
+  ): void {
+    this.pendingTxnOffsets.add(producerId, { ...o, groupId });
   }
 
   /** Committed offsets of a group: all of them when `partitions` is null. */

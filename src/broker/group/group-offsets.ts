@@ -38,6 +38,22 @@ export class GroupOffsets {
 
   /** Stores the offsets of a commit the coordinator has allowed; one error per entry. */
   async commit(group: Group, offsets: OffsetCommitEntry[]): Promise<GroupError[]> {
+    const { errors, accepted } = this.validate(offsets);
+    if (accepted.length > 0) {
+      await this.options.store?.storeOffsets(group.groupId, accepted);
+      for (const o of accepted) this.restore(group.groupId, o);
+    }
+    return errors;
+  }
+
+  /**
+   * One error per entry (metadata within offset.metadata.max.bytes, else
+   * OFFSET_METADATA_TOO_LARGE) and the accepted entries, stamped with the commit time.
+   */
+  validate(offsets: OffsetCommitEntry[]): {
+    errors: GroupError[];
+    accepted: Array<OffsetCommitEntry & { commitTimestamp: number }>;
+  } {
     const now = this.options.clock.now();
     const errors: GroupError[] = [];
     const accepted: Array<OffsetCommitEntry & { commitTimestamp: number }> = [];
@@ -49,11 +65,7 @@ export class GroupOffsets {
         accepted.push({ ...o, commitTimestamp: now });
       }
     }
-    if (accepted.length > 0) {
-      await this.options.store?.storeOffsets(group.groupId, accepted);
-      for (const o of accepted) this.restore(group.groupId, o);
-    }
-    return errors;
+    return { errors, accepted };
   }
 
   /** Committed offsets of a group: all of them when `partitions` is null. */

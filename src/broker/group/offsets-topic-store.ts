@@ -10,13 +10,21 @@
  * other topic). On start, `loadInto` reads every partition from its start and replays
  * the records into the coordinator, so offsets and generations survive a restart.
  *
+ * Transactional offset commits (TxnOffsetCommit) are written as a transactional batch
+ * of the producer (producer id and epoch, no sequence), as Kafka's coordinator does;
+ * the transaction coordinator later writes the COMMIT or ABORT marker to the same
+ * partition. Loading replays them in log order: a transactional batch's offsets are
+ * pending for its producer, and the producer's next marker commits or drops them.
+ *
  * Single-threaded: used by the GroupCoordinator on the broker thread.
  */
+import { readMarker } from '../../protocol/control-record.ts';
 import {
   decodeRecords,
   encodeBatch,
   iterateBatches,
   type RecordInput,
+  readBatchHeader,
 } from '../../protocol/record-batch.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { Logger } from '../../util/logger.ts';
@@ -83,11 +91,34 @@ export class OffsetsTopicStore implements GroupStore {
         const { records } = log.read(next, LOAD_CHUNK_BYTES, true);
         if (records.length === 0) break;
         for (const { position } of iterateBatches(records)) {
+          const header = readBatchHeader(records, position);
+          if (header.control) {
+            next = header.baseOffset + header.lastOffsetDelta + 1;
+            const marker = readMarker(records, position);
+            if (marker && header.baseOffset >= log.earliestOffset()) {
+              coordinator.completeTxnOffsets(header.producerId, marker.commit);
+            }
+            continue;
+          }
           for (const record of decodeRecords(records, position)) {
             next = record.offset + 1;
             if (record.offset < log.earliestOffset() || record.key === null) continue;
             const key = decodeKey(record.key);
             if (!key) continue;
+            if (key.kind === 'offset' && header.transactional) {
+              const value = record.value === null ? undefined : decodeOffsetValue(record.value);
+              if (value) {
+                coordinator.restorePendingTxnOffset(header.producerId, key.groupId, {
+                  topic: key.topic,
+                  partition: key.partition,
+                  offset: value.offset,
+                  leaderEpoch: value.leaderEpoch,
+                  metadata: value.metadata,
+                  commitTimestamp: value.commitTimestamp,
+                });
+              }
+              continue;
+            }
             if (key.kind === 'offset') {
               if (record.value === null) {
                 coordinator.removeRestoredOffset(key.groupId, key.topic, key.partition);
@@ -144,6 +175,22 @@ export class OffsetsTopicStore implements GroupStore {
     );
   }
 
+  async storeTxnOffsets(
+    groupId: string,
+    producerId: number,
+    producerEpoch: number,
+    offsets: Array<OffsetCommitEntry & { commitTimestamp: number }>,
+  ): Promise<void> {
+    await this.append(
+      groupId,
+      offsets.map((o) => ({
+        key: encodeOffsetKey(groupId, o.topic, o.partition),
+        value: encodeOffsetValue(o),
+      })),
+      { producerId, producerEpoch, baseSequence: -1, transactional: true },
+    );
+  }
+
   async storeGroup(snapshot: GroupSnapshot): Promise<void> {
     const now = this.options.clock.now();
     await this.append(snapshot.groupId, [
@@ -158,6 +205,12 @@ export class OffsetsTopicStore implements GroupStore {
   private async append(
     groupId: string,
     entries: Array<{ key: Buffer; value: Buffer | null }>,
+    producer?: {
+      producerId: number;
+      producerEpoch: number;
+      baseSequence: number;
+      transactional: boolean;
+    },
   ): Promise<void> {
     if (entries.length === 0) return;
     const now = this.options.clock.now();
@@ -167,6 +220,6 @@ export class OffsetsTopicStore implements GroupStore {
       timestamp: now,
     }));
     const partition = offsetsPartitionFor(groupId, this.partitions);
-    await this.logs.getLog(OFFSETS_TOPIC, partition).append(encodeBatch({ records }));
+    await this.logs.getLog(OFFSETS_TOPIC, partition).append(encodeBatch({ records, ...producer }));
   }
 }
