@@ -10,7 +10,9 @@
  * fails to start releases what it had opened before rejecting.
  *
  * Data directory: the log manager's layout (topics/, `<topic>-<partition>/`, among
- * them `__consumer_offsets`, the group store, replayed into the coordinator on start), plus
+ * them `__consumer_offsets`, the group store, replayed into the coordinator on start, and
+ * `__transaction_state`, the transaction log, created on first use and replayed into
+ * the transaction coordinator on start, which completes prepared transactions), plus
  * `meta.json` (cluster id, node id; the cluster id is made once and kept) and
  * `producer-ids.json` (producer-id-manager.ts).
  *
@@ -37,6 +39,10 @@ import { ProducerIdManager } from './producer/producer-id-manager.ts';
 import { ProducerStateStore } from './producer/producer-state-store.ts';
 import { createRequestRouter } from './server/request-router.ts';
 import { SocketServer } from './server/socket-server.ts';
+import { MarkerWriter } from './txn/marker-writer.ts';
+import { TransactionCoordinator } from './txn/transaction-coordinator.ts';
+import { TransactionLogStore } from './txn/transaction-log-store.ts';
+import { txnConfigFrom } from './txn/txn-config.ts';
 
 export interface BrokerOptions {
   /** Address to listen on; 0.0.0.0 listens everywhere. */
@@ -64,6 +70,8 @@ export interface RunningBroker {
 const PRODUCER_SNAPSHOT_INTERVAL_MS = 60_000;
 /** How long stop() lets in-flight answers finish before closing connections. */
 const STOP_GRACE_MS = 2_000;
+/** transaction.remove.expired.transaction.cleanup.interval.ms, Kafka's default. */
+const TXN_ID_EXPIRY_CHECK_MS = 3_600_000;
 /** offset.metadata.max.bytes, Kafka's default. */
 const OFFSET_METADATA_MAX_BYTES = 4096;
 
@@ -72,6 +80,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const config = withDefaults(options.config);
   mkdirSync(options.dataDir, { recursive: true });
   const clusterId = loadClusterId(options.dataDir, options.nodeId);
+  const producerStates = new ProducerStateStore(getLogger('broker.producer'));
   const logs = LogManager.open({
     dataDir: options.dataDir,
     brokerConfig: config,
@@ -79,6 +88,8 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     retentionCheckIntervalMs: config['log.retention.check.interval.ms'] as number,
     cleanerBackoffMs: config['log.cleaner.backoff.ms'] as number,
     cleanerEnabled: config['log.cleaner.enable'] as boolean,
+    // Open transactions' records are never compacted away.
+    lastStableOffset: (log) => producerStates.lastStableOffset(log),
   });
   const stopping = new AbortController();
   // Every waiting Fetch listens for the broker stopping: one listener per long poll.
@@ -101,12 +112,38 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     maxMetadataBytes: OFFSET_METADATA_MAX_BYTES,
     store: groupStore,
   });
-  const producerStates = new ProducerStateStore(getLogger('broker.producer'));
+  const txnConfig = txnConfigFrom(config);
+  const txnLogger = getLogger('broker.txn');
+  const txnStore = new TransactionLogStore(logs, {
+    partitions: txnConfig.stateLogPartitions,
+    segmentBytes: txnConfig.stateLogSegmentBytes,
+    clock: systemClock,
+  });
   let server: SocketServer | undefined;
   let snapshotTimer: NodeJS.Timeout | undefined;
   let expiryTimer: NodeJS.Timeout | undefined;
+  let txnTimeoutTimer: NodeJS.Timeout | undefined;
+  let txnExpiryTimer: NodeJS.Timeout | undefined;
+  let transactions: TransactionCoordinator | undefined;
   try {
     groupStore.loadInto(coordinator);
+    const producerIds = await ProducerIdManager.open(options.dataDir);
+    transactions = new TransactionCoordinator({
+      store: txnStore,
+      markers: new MarkerWriter({
+        logs,
+        producerStates,
+        groups: coordinator,
+        clock: systemClock,
+        logger: txnLogger,
+      }),
+      allocateProducerId: () => producerIds.allocate(),
+      clock: systemClock,
+      logger: txnLogger,
+      maxTimeoutMs: txnConfig.maxTimeoutMs,
+      idExpirationMs: txnConfig.idExpirationMs,
+    });
+    await transactions.load(txnStore.load());
     const services: BrokerServices = {
       coordinator,
       logs,
@@ -115,8 +152,9 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
       port: options.port,
       clusterId,
       config,
-      producerIds: await ProducerIdManager.open(options.dataDir),
+      producerIds,
       producerStates,
+      transactions,
       clock: systemClock,
       logger,
       stopping: stopping.signal,
@@ -141,9 +179,23 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
       coordinator.expireOffsets().catch((err) => logger.error({ err }, 'offset expiry failed'));
     }, config['offsets.retention.check.interval.ms'] as number);
     expiryTimer.unref();
+    const txns = transactions;
+    txnTimeoutTimer = setInterval(() => {
+      txns
+        .abortTimedOut()
+        .catch((err) => logger.error({ err }, 'aborting timed-out transactions failed'));
+    }, txnConfig.abortTimedOutIntervalMs);
+    txnTimeoutTimer.unref();
+    txnExpiryTimer = setInterval(() => {
+      txns.expireIds().catch((err) => logger.error({ err }, 'transactional id expiry failed'));
+    }, TXN_ID_EXPIRY_CHECK_MS);
+    txnExpiryTimer.unref();
   } catch (e) {
     clearInterval(snapshotTimer);
     clearInterval(expiryTimer);
+    clearInterval(txnTimeoutTimer);
+    clearInterval(txnExpiryTimer);
+    await transactions?.close();
     coordinator.close();
     await server?.close(0);
     await logs.close();
@@ -155,7 +207,11 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     stopping.abort();
     clearInterval(snapshotTimer);
     clearInterval(expiryTimer);
+    clearInterval(txnTimeoutTimer);
+    clearInterval(txnExpiryTimer);
     await listening.close(STOP_GRACE_MS);
+    // Before the logs close: a transaction being ended finishes writing its markers.
+    await transactions.close();
     coordinator.close();
     producerStates.snapshotAll();
     await logs.close();

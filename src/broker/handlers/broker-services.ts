@@ -13,6 +13,7 @@ import type { GroupCoordinator } from '../group/group-coordinator.ts';
 import type { LogManager } from '../log/log-manager.ts';
 import type { ProducerIdManager } from '../producer/producer-id-manager.ts';
 import type { ProducerStateStore } from '../producer/producer-state-store.ts';
+import type { TransactionCoordinator } from '../txn/transaction-coordinator.ts';
 
 export interface BrokerServices {
   coordinator: GroupCoordinator;
@@ -25,6 +26,7 @@ export interface BrokerServices {
   config: Readonly<Record<string, unknown>>;
   producerIds: ProducerIdManager;
   producerStates: ProducerStateStore;
+  transactions: TransactionCoordinator;
   clock: Clock;
   logger: Logger;
   /** Aborted when the broker starts stopping: long polls answer at once. */

@@ -17,9 +17,15 @@
  * what the answer will not carry goes back at once: the reads of a pass the long
  * poll drops, and a read holding nothing but empty batches.
  *
- * No transactions: the last stable offset is the high watermark and aborted
- * transactions are always empty, whatever the isolation level. No fetch sessions:
- * session id 0. A single node: preferred read replica -1.
+ * Transactions: every answer carries the partition's last stable offset (LSO: the
+ * first offset of its oldest open transaction, else the high watermark). With
+ * isolation_level 1 (read_committed) records are answered only below the LSO, whole
+ * batches, and with the aborted transactions whose ranges overlap the answered
+ * records (from the segments' .txnindex), so the consumer drops their records; with
+ * isolation_level 0 the list is empty. Control batches are sent as stored: clients
+ * read the markers and never hand them to applications.
+ *
+ * No fetch sessions: session id 0. A single node: preferred read replica -1.
  */
 import { setMaxListeners } from 'node:events';
 import type { Message } from '../../protocol/codec.ts';
@@ -27,6 +33,7 @@ import { ErrorCode } from '../../protocol/error-codes.ts';
 import {
   ATTR_CONTROL,
   ATTRIBUTES,
+  batchBaseOffset,
   batchLastOffset,
   batchSize,
   RECORD_COUNT,
@@ -39,6 +46,7 @@ import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
 
 const EMPTY = Buffer.alloc(0);
+const READ_COMMITTED = 1;
 
 interface Wanted {
   topic: string;
@@ -72,8 +80,9 @@ export const handleFetch: RequestHandler<BrokerServices> = async (body, context,
   const maxBytes = Math.max(0, body.maxBytes as number);
   const minBytes = body.minBytes as number;
   const deadline = services.clock.now() + Math.max(0, body.maxWaitMs as number);
+  const readCommitted = body.isolationLevel === READ_COMMITTED;
   for (;;) {
-    const pass = readAll(wanted, maxBytes, buffers);
+    const pass = readAll(wanted, maxBytes, buffers, readCommitted, services);
     const remaining = deadline - services.clock.now();
     if (pass.bytes >= minBytes || pass.failed || remaining <= 0 || wanted.length === 0) {
       return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: pass.responses };
@@ -91,6 +100,8 @@ function readAll(
   wanted: Wanted[],
   maxBytes: number,
   buffers: AnswerBuffers | undefined,
+  readCommitted: boolean,
+  services: BrokerServices,
 ): { responses: Message[]; records: Buffer[]; bytes: number; failed: boolean; ends: number[] } {
   const responses: Message[] = [];
   const records: Buffer[] = [];
@@ -122,26 +133,34 @@ function readAll(
       continue;
     }
     ends.push(log.logEndOffset);
+    const lso = services.producerStates.lastStableOffset(log);
     try {
       const limit = Math.min(w.maxBytes, maxBytes - bytes);
       const first = bytes === 0;
+      const upTo = readCommitted ? lso : log.logEndOffset;
       const read =
         limit > 0 || first
-          ? readPastEmptyBatches(log, w.fetchOffset, Math.max(0, limit), first, buffers)
+          ? readPastEmptyBatches(log, w.fetchOffset, Math.max(0, limit), first, buffers, upTo)
           : undefined;
       partition.highWatermark = log.highWatermark;
-      partition.lastStableOffset = log.highWatermark;
+      partition.lastStableOffset = lso;
       partition.logStartOffset = log.logStartOffset;
       if (read !== undefined && read.length > 0) {
         partition.records = read;
         records.push(read);
         bytes += read.length;
+        if (readCommitted) {
+          const end = lastOffsetOf(read) + 1;
+          partition.abortedTransactions = log
+            .abortedTransactions(w.fetchOffset, end)
+            .map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset }));
+        }
       }
     } catch (e) {
       if (!(e instanceof LogError)) throw e;
       partition.errorCode = ErrorCode[e.kafkaError];
       partition.highWatermark = log.highWatermark;
-      partition.lastStableOffset = log.highWatermark;
+      partition.lastStableOffset = lso;
       partition.logStartOffset = log.logStartOffset;
       failed = true;
     }
@@ -164,10 +183,17 @@ function readPastEmptyBatches(
   maxBytes: number,
   minOneBatch: boolean,
   buffers: AnswerBuffers | undefined,
+  upTo: number,
 ): Buffer {
   let offset = fetchOffset;
   for (;;) {
-    const records = log.read(offset, maxBytes, minOneBatch, buffers).records;
+    if (offset >= upTo) {
+      // Nothing below the bound (read_committed at the LSO). An empty read, so an
+      // offset outside the log is still OFFSET_OUT_OF_RANGE.
+      log.read(offset, 0, false);
+      return EMPTY;
+    }
+    const records = below(log.read(offset, maxBytes, minOneBatch, buffers).records, upTo, buffers);
     let pos = 0;
     let lastEmpty = -1;
     while (
@@ -183,8 +209,37 @@ function readPastEmptyBatches(
     if (pos < records.length) return records.subarray(pos);
     offset = batchLastOffset(records, lastEmpty) + 1;
     buffers?.giveBack(records);
-    if (offset >= log.logEndOffset) return EMPTY;
+    if (offset >= Math.min(upTo, log.logEndOffset)) return EMPTY;
   }
+}
+
+/**
+ * The leading batches of `records` that start below `upTo` (the LSO for
+ * read_committed: it is always a batch boundary, the first batch of an open
+ * transaction or the log end). A read left with nothing goes back at once.
+ */
+function below(records: Buffer, upTo: number, buffers: AnswerBuffers | undefined): Buffer {
+  let pos = 0;
+  while (pos + RECORDS <= records.length && batchBaseOffset(records, pos) < upTo) {
+    pos += batchSize(records, pos);
+  }
+  if (pos >= records.length) return records;
+  if (pos === 0) {
+    if (records.length > 0) buffers?.giveBack(records);
+    return EMPTY;
+  }
+  return records.subarray(0, pos);
+}
+
+/** The last offset of the last whole batch in `records`. */
+function lastOffsetOf(records: Buffer): number {
+  let pos = 0;
+  let last = -1;
+  while (pos + RECORDS <= records.length) {
+    last = batchLastOffset(records, pos);
+    pos += batchSize(records, pos);
+  }
+  return last;
 }
 
 /** Resolves when any partition's log end passes what the last read saw, or after `ms`. */

@@ -18,6 +18,7 @@ import { handleListOffsets } from './list-offsets.ts';
 import { handleMetadata } from './metadata.ts';
 import { handleProduce } from './produce.ts';
 import { handleSaslHandshake } from './sasl-handshake.ts';
+import { txnHandlers } from './txn/index.ts';
 
 export const brokerHandlers: ReadonlyMap<number, RequestHandler<BrokerServices>> = new Map([
   [ApiKey.Produce, handleProduce],
@@ -33,4 +34,5 @@ export const brokerHandlers: ReadonlyMap<number, RequestHandler<BrokerServices>>
   [ApiKey.AlterConfigs, handleAlterConfigs],
   [ApiKey.CreatePartitions, handleCreatePartitions],
   [ApiKey.IncrementalAlterConfigs, handleIncrementalAlterConfigs],
+  ...txnHandlers,
 ]);

@@ -1,6 +1,7 @@
 /**
  * ListOffsets (key 2): -2 the log start offset (earliest), -1 the log end offset
- * (latest; without transactions also the last stable offset), any other timestamp
+ * (latest) or, with isolation_level 1 (read_committed, v2+), the last stable offset,
+ * below which every transaction is decided; any other timestamp
  * the first offset whose record timestamp is at or after it, through the time index
  * (offset -1 when every record is older). v0 answers in the old format: a list of
  * up to maxNumOffsets offsets.
@@ -13,6 +14,7 @@ import type { RequestHandler } from './handler.ts';
 
 const LATEST = -1;
 const EARLIEST = -2;
+const READ_COMMITTED = 1;
 
 export const handleListOffsets: RequestHandler<BrokerServices> = (body, context, services) => {
   const topics = (body.topics as Message[]).map((t) => ({
@@ -30,8 +32,13 @@ export const handleListOffsets: RequestHandler<BrokerServices> = (body, context,
         const log = services.logs.getLog(t.name, p.partitionIndex);
         const ts = Number(p.timestamp);
         let found: { offset: number; timestamp: number } | undefined;
-        if (ts === LATEST) found = { offset: log.latestOffset(), timestamp: -1 };
-        else if (ts === EARLIEST) found = { offset: log.earliestOffset(), timestamp: -1 };
+        if (ts === LATEST) {
+          const latest =
+            body.isolationLevel === READ_COMMITTED
+              ? services.producerStates.lastStableOffset(log)
+              : log.latestOffset();
+          found = { offset: latest, timestamp: -1 };
+        } else if (ts === EARLIEST) found = { offset: log.earliestOffset(), timestamp: -1 };
         else if (ts >= 0) found = log.offsetForTimestamp(ts);
         else {
           answer.errorCode = ErrorCode.INVALID_REQUEST;

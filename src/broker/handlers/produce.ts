@@ -15,8 +15,13 @@
  * appended; a gap is OUT_OF_ORDER_SEQUENCE_NUMBER, an old epoch
  * INVALID_PRODUCER_EPOCH. Check, append and state update happen in one synchronous
  * step per batch, so concurrent requests cannot interleave between them.
- * Transactional batches are refused with INVALID_TXN_STATE: this broker has no
- * transaction coordinator (InitProducerId refuses transactional ids already).
+ * Transactional batches: the producer must be the current one of its transactional
+ * id (else INVALID_PRODUCER_EPOCH, which transactional clients take as fenced, or
+ * INVALID_PRODUCER_ID_MAPPING) and the partition must be in its open transaction
+ * (AddPartitionsToTxn, else INVALID_TXN_STATE), so no record is written outside a
+ * transaction the coordinator will end; the batch then opens the producer's
+ * transaction in the partition's producer state (which gives the LSO). Control
+ * batches are written only by the coordinator: from a client they are INVALID_RECORD.
  *
  * Frame reuse: the records are a view of the request frame, which the socket server
  * reuses for a later request once this handler's answer is encoded
@@ -29,6 +34,7 @@
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import {
+  ATTR_CONTROL,
   ATTR_TRANSACTIONAL,
   batchAttributes,
   CorruptRecordError,
@@ -62,7 +68,7 @@ export const handleProduce: RequestHandler<BrokerServices> = async (body, _conte
     for (const p of topic.partitionData as Message[]) {
       answers.push(
         validAcks
-          ? appendPartition(services, topic.name, p.index, p.records)
+          ? appendPartition(services, body.transactionalId, topic.name, p.index, p.records)
           : Promise.resolve(
               failure(p.index, ErrorCode.INVALID_REQUIRED_ACKS, `acks=${acks} is not 0, 1 or -1`),
             ),
@@ -109,6 +115,7 @@ function failure(
 /** Starts the append synchronously (so appends keep request order) and resolves with the answer. */
 function appendPartition(
   services: BrokerServices,
+  transactionalId: string | null,
   topic: string,
   partition: number,
   records: Buffer | null,
@@ -130,24 +137,74 @@ function appendPartition(
   if (typeof plan === 'string') {
     return Promise.resolve(failure(partition, ErrorCode.CORRUPT_MESSAGE, plan, log.logStartOffset));
   }
-  if (plan.transactional) {
+  if (plan.control) {
     return Promise.resolve(
       failure(
         partition,
-        ErrorCode.INVALID_TXN_STATE,
-        'transactions are not supported by this broker',
+        ErrorCode.INVALID_RECORD,
+        'clients may not write control batches',
         log.logStartOffset,
       ),
     );
   }
+  if (plan.transactional) {
+    const refused = checkTransactional(
+      services,
+      transactionalId,
+      topic,
+      partition,
+      records,
+      plan.batches,
+    );
+    if (refused !== undefined) {
+      return Promise.resolve(failure(partition, refused.code, refused.message, log.logStartOffset));
+    }
+  }
   if (!plan.idempotent) return settle(log, partition, log.append(records));
   return appendIdempotent(services, log, partition, records, plan.batches);
+}
+
+/** Why a transactional produce may not be appended, or undefined when it may. */
+function checkTransactional(
+  services: BrokerServices,
+  transactionalId: string | null,
+  topic: string,
+  partition: number,
+  records: Buffer,
+  batches: Array<{ position: number; size: number }>,
+): { code: number; message: string } | undefined {
+  for (const { position } of batches) {
+    const h = readBatchHeader(records, position);
+    if (!h.transactional || h.producerId === NO_PRODUCER_ID) {
+      return {
+        code: ErrorCode.INVALID_RECORD,
+        message: 'transactional and other batches mixed, or no producer id',
+      };
+    }
+    const error = services.transactions.checkPartition(
+      transactionalId,
+      h.producerId,
+      h.producerEpoch,
+      {
+        topic,
+        partition,
+      },
+    );
+    if (error === 'NONE') continue;
+    const name = error === 'PRODUCER_FENCED' ? 'INVALID_PRODUCER_EPOCH' : error;
+    return {
+      code: ErrorCode[name],
+      message: `producer ${h.producerId} epoch ${h.producerEpoch} may not write to ${topic}-${partition} in a transaction: ${name}`,
+    };
+  }
+  return undefined;
 }
 
 interface BatchPlan {
   batches: Array<{ position: number; size: number }>;
   idempotent: boolean;
   transactional: boolean;
+  control: boolean;
 }
 
 /** Batch boundaries and kinds, from the headers only (the log validates CRCs on append). */
@@ -155,16 +212,18 @@ function planBatches(records: Buffer): BatchPlan | string {
   const batches: Array<{ position: number; size: number }> = [];
   let idempotent = false;
   let transactional = false;
+  let control = false;
   let pos = 0;
   while (pos < records.length) {
     const size = checkBatch(records, pos, records.length, false);
     if (size instanceof CorruptRecordError) return `batch at byte ${pos}: ${size.message}`;
     if (readInt64(records, pos + PRODUCER_ID) !== NO_PRODUCER_ID) idempotent = true;
     if ((batchAttributes(records, pos) & ATTR_TRANSACTIONAL) !== 0) transactional = true;
+    if ((batchAttributes(records, pos) & ATTR_CONTROL) !== 0) control = true;
     batches.push({ position: pos, size });
     pos += size;
   }
-  return { batches, idempotent, transactional };
+  return { batches, idempotent, transactional, control };
 }
 
 async function settle(
@@ -248,7 +307,8 @@ async function appendIdempotent(
     const before = log.logEndOffset;
     const appended = log.append(records.subarray(position, position + size));
     // append() validated and wrote synchronously: the log grew exactly when it succeeded.
-    if (log.logEndOffset > before) state.onAppend(identity, before, services.clock.now());
+    if (log.logEndOffset > before)
+      state.onAppend(identity, before, services.clock.now(), h.transactional);
     pending.push(settle(log, partition, appended));
   }
   const answers = await Promise.all(pending);

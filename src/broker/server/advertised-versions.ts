@@ -4,7 +4,12 @@
  * column: the non-flexible versions that kafkajs 2.2.4 and librdkafka 2.0 use, always
  * from version 0 (librdkafka turns features on by checking low versions in range).
  * Keys not listed here advertise every version the codec has. Only keys with a
- * handler are advertised at all; transaction APIs have none on purpose.
+ * handler are advertised at all.
+ *
+ * Transactions: InitProducerId up to v4 (v3 carries the producer id and epoch for
+ * librdkafka's KIP-360 epoch bump, v4 knows PRODUCER_FENCED); AddOffsetsToTxn, EndTxn
+ * and TxnOffsetCommit up to v3 and AddPartitionsToTxn up to v4 (its batched form),
+ * the last versions before KIP-890's TRANSACTION_ABORTABLE, which is not served.
  */
 import { ApiKey } from '../../protocol/api-keys.ts';
 
@@ -14,7 +19,8 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   [ApiKey.ListOffsets]: 5,
   [ApiKey.Metadata]: 8,
   [ApiKey.OffsetCommit]: 7,
-  [ApiKey.OffsetFetch]: 5,
+  // v7 carries require_stable (UNSTABLE_OFFSET_COMMIT while a transaction holds an offset).
+  [ApiKey.OffsetFetch]: 7,
   [ApiKey.FindCoordinator]: 2,
   [ApiKey.JoinGroup]: 5,
   [ApiKey.Heartbeat]: 3,
@@ -27,7 +33,14 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   [ApiKey.ApiVersions]: 2,
   [ApiKey.CreateTopics]: 4,
   [ApiKey.DeleteTopics]: 3,
-  // librdkafka's epoch-bump recovery needs v3+, which also needs flexible versions.
-  [ApiKey.InitProducerId]: 1,
+  [ApiKey.InitProducerId]: 4,
+  [ApiKey.AddPartitionsToTxn]: 4,
+  [ApiKey.AddOffsetsToTxn]: 3,
+  [ApiKey.EndTxn]: 3,
+  [ApiKey.TxnOffsetCommit]: 3,
+  // KIP-664 admin APIs: every version the codec has (all flexible).
+  [ApiKey.DescribeProducers]: 0,
+  [ApiKey.DescribeTransactions]: 0,
+  [ApiKey.ListTransactions]: 1,
   [ApiKey.DescribeConfigs]: 3,
 };

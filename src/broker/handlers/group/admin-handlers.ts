@@ -1,7 +1,7 @@
 /**
  * FindCoordinator, DescribeGroups, ListGroups and DeleteGroups. The embedded broker is
- * a single node and coordinates every group itself. Transaction coordinators
- * (key type 1) are refused: transactions are not implemented.
+ * a single node and coordinates every group (key type 0) and every transactional id
+ * (key type 1) itself; another key type is INVALID_REQUEST, as Kafka answers.
  */
 import type { Message } from '../../../protocol/codec.ts';
 import { ErrorCode } from '../../../protocol/error-codes.ts';
@@ -11,11 +11,12 @@ import { code, type GroupHandlerServices } from './services.ts';
 type Handler = RequestHandler<GroupHandlerServices>;
 
 const GROUP_KEY_TYPE = 0;
+const TRANSACTION_KEY_TYPE = 1;
 
 export const handleFindCoordinator: Handler = (body, ctx, { nodeId, advertisedHost, port }) => {
-  const supported = body.keyType === GROUP_KEY_TYPE;
-  const errorCode = supported ? 0 : ErrorCode.COORDINATOR_NOT_AVAILABLE;
-  const errorMessage = supported ? null : 'transactions are not supported by this broker';
+  const supported = body.keyType === GROUP_KEY_TYPE || body.keyType === TRANSACTION_KEY_TYPE;
+  const errorCode = supported ? 0 : ErrorCode.INVALID_REQUEST;
+  const errorMessage = supported ? null : `unknown coordinator key type ${body.keyType}`;
   const answer = (key: string) => ({
     key,
     nodeId: supported ? nodeId : -1,

@@ -3,6 +3,11 @@
  * GroupCoordinator, which makes them durable in __consumer_offsets before answering.
  * Offsets for partitions that do not exist are refused per partition with
  * UNKNOWN_TOPIC_OR_PARTITION, as Kafka does.
+ *
+ * Offsets a transaction committed (TxnOffsetCommit) are invisible until its COMMIT
+ * marker: OffsetFetch answers the previously committed offset meanwhile, or, when the
+ * request sets require_stable (v7+), UNSTABLE_OFFSET_COMMIT for that partition, which
+ * clients retry until the transaction is decided.
  */
 import type { Message } from '../../../protocol/codec.ts';
 import { ErrorCode } from '../../../protocol/error-codes.ts';
@@ -59,6 +64,7 @@ function fetchGroup(
   services: GroupHandlerServices,
   groupId: string,
   topics: TopicRequest[] | null,
+  requireStable: boolean,
 ) {
   const wanted =
     topics === null
@@ -74,13 +80,25 @@ function fetchGroup(
       list = [];
       byTopic.set(o.topic, list);
     }
-    list.push({
-      partitionIndex: o.partition,
-      committedOffset: BigInt(o.offset),
-      committedLeaderEpoch: o.leaderEpoch,
-      metadata: o.metadata,
-      errorCode: 0,
-    });
+    const unstable =
+      requireStable && services.coordinator.hasPendingTxnOffset(groupId, o.topic, o.partition);
+    list.push(
+      unstable
+        ? {
+            partitionIndex: o.partition,
+            committedOffset: -1n,
+            committedLeaderEpoch: -1,
+            metadata: '',
+            errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT,
+          }
+        : {
+            partitionIndex: o.partition,
+            committedOffset: BigInt(o.offset),
+            committedLeaderEpoch: o.leaderEpoch,
+            metadata: o.metadata,
+            errorCode: 0,
+          },
+    );
   }
   return [...byTopic].map(([name, partitions]) => ({ name, partitions }));
 }
@@ -91,14 +109,14 @@ export const handleOffsetFetch: Handler = (body, ctx, services) => {
       throttleTimeMs: 0,
       groups: body.groups.map((g: Message) => ({
         groupId: g.groupId,
-        topics: fetchGroup(services, g.groupId, g.topics),
+        topics: fetchGroup(services, g.groupId, g.topics, body.requireStable),
         errorCode: 0,
       })),
     };
   }
   return {
     throttleTimeMs: 0,
-    topics: fetchGroup(services, body.groupId, body.topics),
+    topics: fetchGroup(services, body.groupId, body.topics, body.requireStable),
     errorCode: 0,
   };
 };

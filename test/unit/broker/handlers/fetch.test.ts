@@ -12,6 +12,7 @@ import { handleFetch } from '../../../../src/broker/handlers/fetch.ts';
 import type { RequestContext } from '../../../../src/broker/handlers/handler.ts';
 import { PartitionLog } from '../../../../src/broker/log/partition-log.ts';
 import { segmentFileName } from '../../../../src/broker/log/segment.ts';
+import { ProducerStateStore } from '../../../../src/broker/producer/producer-state-store.ts';
 import type { AnswerBuffers } from '../../../../src/broker/server/answer-buffers.ts';
 import type { Message } from '../../../../src/protocol/codec.ts';
 import {
@@ -20,6 +21,7 @@ import {
   iterateBatches,
 } from '../../../../src/protocol/record-batch.ts';
 import { systemClock } from '../../../../src/util/clock.ts';
+import { getLogger } from '../../../../src/util/logger.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { batchOf, tempDir, topicConfig } from '../log/log-test-helpers.ts';
 import { pseudoRandom } from '../server/raw-client.ts';
@@ -108,6 +110,7 @@ function fetch(
   };
   const services = {
     logs: { getLog: (topic: string) => logs.get(topic) },
+    producerStates: new ProducerStateStore(getLogger('test')),
     clock: systemClock,
     stopping: new AbortController().signal,
   } as unknown as BrokerServices;

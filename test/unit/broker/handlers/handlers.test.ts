@@ -213,7 +213,7 @@ describe('Produce and Fetch', () => {
     expect(res.responses[0].partitions[0].highWatermark).toBe(1n);
   });
 
-  it('refuses transactional batches', async () => {
+  it('refuses transactional batches of a producer id no transaction coordinator handed out', async () => {
     await c.request(ApiKey.Metadata, 8, {
       topics: [{ name: 'txn' }],
       allowAutoTopicCreation: true,
@@ -223,7 +223,9 @@ describe('Produce and Fetch', () => {
       0,
       batch(['t'], 1000, { transactional: true, producerId: 5, producerEpoch: 0, baseSequence: 0 }),
     );
-    expect(res.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.INVALID_TXN_STATE);
+    expect(res.responses[0].partitionResponses[0].errorCode).toBe(
+      ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+    );
   });
 });
 
@@ -264,12 +266,13 @@ describe('idempotent sequences', () => {
     expect((await fetch('idem', 0, 0)).responses[0].partitions[0].highWatermark).toBe(3n);
   });
 
-  it('refuses transactional ids in InitProducerId', async () => {
-    const res = await c.request(ApiKey.InitProducerId, 1, {
-      transactionalId: 'tx',
-      transactionTimeoutMs: 1000,
-    });
-    expect(res.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
+  it('bumps the epoch of a transactional id on every InitProducerId', async () => {
+    const init = () =>
+      c.request(ApiKey.InitProducerId, 1, { transactionalId: 'tx', transactionTimeoutMs: 1000 });
+    const first = await init();
+    const second = await init();
+    expect(first).toMatchObject({ errorCode: 0, producerEpoch: 0 });
+    expect(second).toMatchObject({ errorCode: 0, producerId: first.producerId, producerEpoch: 1 });
   });
 });
 

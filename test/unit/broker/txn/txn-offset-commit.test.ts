@@ -1,0 +1,85 @@
+/**
+ * Offsets committed in a transaction (TxnOffsetCommit) are pending until the
+ * transaction's marker: invisible to OffsetFetch (which answers the offset committed
+ * before, or UNSTABLE_OFFSET_COMMIT with require_stable), committed by COMMIT, dropped
+ * by ABORT.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiKey } from '../../../../src/protocol/api-keys.ts';
+import { ErrorCode } from '../../../../src/protocol/error-codes.ts';
+import { type RawClient, useRawBroker } from '../server/raw-client.ts';
+import { addOffsets, createTopic, endTxn, initTxn, txnOffsetCommit } from './txn-client.ts';
+
+const { client } = useRawBroker({ config: { 'transaction.state.log.num.partitions': 3 } });
+
+async function offsetFetch(
+  c: RawClient,
+  groupId: string,
+  topic: string,
+  version: number,
+  requireStable = false,
+) {
+  const res = await c.request(ApiKey.OffsetFetch, version, {
+    groupId,
+    topics: [{ name: topic, partitionIndexes: [0] }],
+    requireStable,
+  });
+  const p = res.topics[0].partitions[0];
+  return { offset: p.committedOffset as bigint, errorCode: p.errorCode as number };
+}
+
+async function plainCommit(c: RawClient, groupId: string, topic: string, offset: number) {
+  const res = await c.request(ApiKey.OffsetCommit, 2, {
+    groupId,
+    generationId: -1,
+    memberId: '',
+    retentionTimeMs: -1n,
+    topics: [
+      {
+        name: topic,
+        partitions: [
+          { partitionIndex: 0, committedOffset: BigInt(offset), committedMetadata: null },
+        ],
+      },
+    ],
+  });
+  expect(res.topics[0].partitions[0].errorCode).toBe(0);
+}
+
+describe('TxnOffsetCommit', () => {
+  it('is pending until COMMIT: the old offset meanwhile, UNSTABLE_OFFSET_COMMIT with require_stable', async () => {
+    const c = await client();
+    await createTopic(c, 'consumed');
+    await plainCommit(c, 'txn-group', 'consumed', 3);
+    const p = await initTxn(c, 'offsets-commit');
+    expect(await addOffsets(c, p, 'txn-group')).toBe(0);
+    expect(await txnOffsetCommit(c, p, 'txn-group', 'consumed', 10)).toBe(0);
+
+    expect(await offsetFetch(c, 'txn-group', 'consumed', 5)).toEqual({ offset: 3n, errorCode: 0 });
+    expect(await offsetFetch(c, 'txn-group', 'consumed', 7)).toEqual({ offset: 3n, errorCode: 0 });
+    expect(await offsetFetch(c, 'txn-group', 'consumed', 7, true)).toEqual({
+      offset: -1n,
+      errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT,
+    });
+
+    expect(await endTxn(c, p, true)).toBe(0);
+    expect(await offsetFetch(c, 'txn-group', 'consumed', 7, true)).toEqual({
+      offset: 10n,
+      errorCode: 0,
+    });
+  });
+
+  it('is dropped by ABORT', async () => {
+    const c = await client();
+    await createTopic(c, 'consumed-aborted');
+    await plainCommit(c, 'aborting-group', 'consumed-aborted', 4);
+    const p = await initTxn(c, 'offsets-abort');
+    await addOffsets(c, p, 'aborting-group');
+    expect(await txnOffsetCommit(c, p, 'aborting-group', 'consumed-aborted', 20)).toBe(0);
+    expect(await endTxn(c, p, false)).toBe(0);
+    expect(await offsetFetch(c, 'aborting-group', 'consumed-aborted', 7, true)).toEqual({
+      offset: 4n,
+      errorCode: 0,
+    });
+  });
+});
