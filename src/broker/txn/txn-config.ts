@@ -1,11 +1,8 @@
 /**
  * The transaction coordinator's settings, by Kafka's broker key names and with
- * Kafka's defaults. They are read from the broker's config record when present (tests
- * and embedders pass them), else the default applies.
- *
- * Not yet in src/config/broker-config.ts: a definition there also needs its row in the
- * README's generated reference (test/unit/config/readme-reference.test.ts), which this
- * change does not own. `transactional.id.expiration.ms` is already defined there.
+ * Kafka's defaults (src/config/broker-config.ts defines and checks them). They are read
+ * from the broker's config record when present, else the default applies, for
+ * embedders that pass a partial record.
  */
 
 export interface TxnConfig {
