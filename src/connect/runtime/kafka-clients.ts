@@ -58,6 +58,15 @@ function pinoLevel(level: logLevel): 'error' | 'warn' | 'info' | 'debug' {
   }
 }
 
+/**
+ * What kafkajs warns for every idempotent producer whose retries are bounded, on every
+ * worker start. Bounded on purpose: a send that runs out of retries fails to its caller
+ * (the task fails or the store write is refused), it is never dropped, and one request
+ * in flight keeps the order; so the line says nothing a user can act on.
+ */
+const IDEMPOTENT_RETRIES_WARNING =
+  'Limiting retries for the idempotent producer may invalidate EoS guarantees';
+
 /** A kafkajs client for the worker's cluster. */
 export function createKafka(
   worker: Readonly<Record<string, unknown>>,
@@ -83,6 +92,7 @@ export function createKafka(
     logLevel: logLevel.WARN,
     logCreator: () => (entry: LogEntry) => {
       const { message, ...rest } = entry.log;
+      if (message === IDEMPOTENT_RETRIES_WARNING) return;
       logger[pinoLevel(entry.level)]({ kafkajs: entry.namespace, ...rest }, message);
     },
   };
