@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { brokerConfigDefs } from '../config/broker-config.ts';
 import type { ConfigError } from '../config/config-def.ts';
 import { renderHelpKeys } from '../config/config-reference.ts';
+import { loggingDefs } from '../config/logging-config.ts';
 import { Shutdown } from '../util/shutdown.ts';
 import { type CliContext, EXIT_FAILURE, EXIT_USAGE } from './cli-context.ts';
 import { startRegisteredBroker } from './embedded-broker.ts';
@@ -44,7 +45,7 @@ export function brokerCommand(ctx: CliContext, setExitCode: (code: number) => vo
         'Environment names: prefix BROKER_, dots become _, a literal _ is __ (BROKER_BROKER_PORT=9093 -> broker.port, BROKER_LOG_RETENTION_MS -> log.retention.ms).',
         '',
         'Keys:',
-        renderHelpKeys(brokerConfigDefs, BROKER_ENV_PREFIX),
+        renderHelpKeys([...brokerConfigDefs, ...loggingDefs], BROKER_ENV_PREFIX),
       ].join('\n'),
     )
     .action(async (file: string | undefined, opts: { override?: string[] }) => {
@@ -58,7 +59,7 @@ export async function runBroker(
   overrides: string[],
 ): Promise<number> {
   const values = loadForCommand(ctx, {
-    defs: brokerConfigDefs,
+    defs: [...brokerConfigDefs, ...loggingDefs],
     file,
     envPrefix: BROKER_ENV_PREFIX,
     options: overrides,

@@ -4,6 +4,7 @@
  * undefined when there were errors (the caller exits with EXIT_USAGE).
  */
 import { formatLoadError, type LoadRequest, loadConfig } from '../config/load.ts';
+import { configureLogging } from '../util/logger.ts';
 import type { CliContext } from './cli-context.ts';
 
 export function loadForCommand(
@@ -13,7 +14,9 @@ export function loadForCommand(
   const loaded = loadConfig({ ...request, env: ctx.env });
   for (const warning of loaded.warnings) ctx.err(`warning: ${warning}`);
   for (const error of loaded.errors) ctx.err(`error: ${formatLoadError(error)}`);
-  return loaded.errors.length > 0 ? undefined : loaded.values;
+  if (loaded.errors.length > 0) return undefined;
+  configureLogging(loaded.values);
+  return loaded.values;
 }
 
 /** Collects repeated `-o key=value` options for commander. */

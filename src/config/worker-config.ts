@@ -12,6 +12,7 @@
 import { fileURLToPath } from 'node:url';
 import { brokerConfigDefs } from './broker-config.ts';
 import { type AnyConfigDef, atLeast, define, nonEmpty, oneOf } from './config-def.ts';
+import { loggingDefs } from './logging-config.ts';
 import {
   hostName,
   hostPortList,
@@ -468,6 +469,7 @@ const standaloneOnlyDefs: AnyConfigDef[] = [
 /** Keys of `connect worker` (distributed mode), including the embedded broker's. */
 export const distributedWorkerDefs: readonly AnyConfigDef[] = [
   ...commonDefs,
+  ...loggingDefs,
   ...distributedOnlyDefs,
   ...brokerConfigDefs,
 ];
@@ -475,6 +477,7 @@ export const distributedWorkerDefs: readonly AnyConfigDef[] = [
 /** Keys of `connect standalone`, including the embedded broker's. */
 export const standaloneWorkerDefs: readonly AnyConfigDef[] = [
   ...commonDefs,
+  ...loggingDefs,
   ...standaloneOnlyDefs,
   ...brokerConfigDefs,
 ];
@@ -488,6 +491,7 @@ export const distributedOnlyKeys: readonly string[] = distributedOnlyDefs.map((d
 /** The Connect keys alone, without the broker's, for the reference tables. */
 export const connectWorkerDefs: readonly AnyConfigDef[] = [
   ...commonDefs,
+  ...loggingDefs,
   ...distributedOnlyDefs,
   ...standaloneOnlyDefs,
 ];
