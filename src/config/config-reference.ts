@@ -21,7 +21,7 @@ export function describeDefault(def: AnyConfigDef): string {
   return String(d);
 }
 
-function groupsOf(defs: readonly AnyConfigDef[]): Map<string, AnyConfigDef[]> {
+export function groupsOf(defs: readonly AnyConfigDef[]): Map<string, AnyConfigDef[]> {
   const groups = new Map<string, AnyConfigDef[]>();
   for (const def of defs) {
     const name = def.group ?? 'Other';
@@ -54,20 +54,32 @@ function escapeCell(text: string): string {
 
 /**
  * A Markdown table with columns padded to equal width, the layout biome's Markdown
- * formatter produces, so `npm run lint` accepts the generated README as it is.
+ * formatter produces, so `npm run lint` accepts the generated files as they are.
  */
-function markdownTable(defs: readonly AnyConfigDef[], envPrefix: string): string {
-  const header = ['Key', 'Type', 'Default', 'Environment variable', 'Description'];
+export function padTable(header: readonly string[], rows: readonly string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, 3, ...rows.map((r) => r[i].length)));
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** The key table of a group of definitions; with `envPrefix`, their environment variables too. */
+export function keyTable(defs: readonly AnyConfigDef[], envPrefix?: string): string {
+  const header = [
+    'Key',
+    'Type',
+    'Default',
+    ...(envPrefix ? ['Environment variable'] : []),
+    'Description',
+  ];
   const rows = defs.map((def) => [
     `\`${def.name}\``,
     def.type,
     escapeCell(describeDefault(def)),
-    `\`${keyToEnvName(envPrefix, def.name)}\``,
+    ...(envPrefix ? [`\`${keyToEnvName(envPrefix, def.name)}\``] : []),
     escapeCell(def.doc),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, 3, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return padTable(header, rows);
 }
 
 /** The whole reference section README.md carries between its markers. */
@@ -84,7 +96,7 @@ export function renderMarkdownReference(): string {
     'used when it runs the embedded broker.',
   ];
   for (const [group, list] of groupsOf(connectWorkerDefs)) {
-    parts.push('', `#### ${group}`, '', markdownTable(list, 'CONNECT_'));
+    parts.push('', `#### ${group}`, '', keyTable(list, 'CONNECT_'));
   }
   parts.push(
     '',
@@ -94,7 +106,7 @@ export function renderMarkdownReference(): string {
     '`BROKER_LOG_RETENTION_MS=3600000`); in a worker it is `CONNECT_` like every worker key.',
   );
   for (const [group, list] of groupsOf(brokerConfigDefs)) {
-    parts.push('', `#### ${group}`, '', markdownTable(list, 'BROKER_'));
+    parts.push('', `#### ${group}`, '', keyTable(list, 'BROKER_'));
   }
   return parts.join('\n');
 }
