@@ -200,7 +200,8 @@ describe.each(readModes)('SocketServer framing, reading with %s', (_mode, readin
     );
     const c = await client(server.port);
     for (const p of payloads) c.socket.write(frame(p));
-    await vi.waitFor(() => expect(seen).toBeGreaterThanOrEqual(4));
+    // vi.waitFor gives up after 1 s by default, too soon on a loaded machine.
+    await vi.waitFor(() => expect(seen).toBeGreaterThanOrEqual(4), { timeout: 30_000 });
     // Time for the rest to arrive if reading had not paused.
     await new Promise((r) => setTimeout(r, 100));
     // A read of up to 256 KiB already taken when the limit was reached is still framed.
@@ -263,7 +264,7 @@ describe('SocketServer frame reuse', () => {
     c.socket.write(frame(payloads[0]!));
     await c.next(1);
     for (const p of payloads.slice(1)) c.socket.write(frame(p));
-    await vi.waitFor(() => expect(held.size).toBe(6));
+    await vi.waitFor(() => expect(held.size).toBe(6), { timeout: 30_000 });
     open();
     expect(await c.next(7)).toEqual(payloads.map(digest));
   });
@@ -275,7 +276,7 @@ describe('SocketServer frame reuse', () => {
     await c.next(1);
     expect(server.pooledFrameBytes).toBeGreaterThanOrEqual(50_000);
     c.socket.destroy();
-    await vi.waitFor(() => expect(server.pooledFrameBytes).toBe(0));
+    await vi.waitFor(() => expect(server.pooledFrameBytes).toBe(0), { timeout: 30_000 });
   });
 
   it('drops the pooled frames of a connection idle for poolIdleMs, which then still works', async () => {
@@ -284,7 +285,7 @@ describe('SocketServer frame reuse', () => {
     const payloads = [pseudoRandom(1, 50_000), pseudoRandom(2, 60_000)];
     c.socket.write(frame(payloads[0]!));
     await c.next(1);
-    await vi.waitFor(() => expect(server.pooledFrameBytes).toBe(0));
+    await vi.waitFor(() => expect(server.pooledFrameBytes).toBe(0), { timeout: 30_000 });
     c.socket.write(frame(payloads[1]!));
     expect(await c.next(2)).toEqual(payloads.map(digest));
   });
