@@ -96,7 +96,36 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     type: 'string',
     default: 'prefer',
     validator: oneOf('disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'),
-    doc: 'TLS use, as libpq sslmode.',
+    doc: "TLS use, as libpq's sslmode: prefer tries TLS and falls back to plain only when the server has none; verify-ca checks the chain, verify-full the host name too.",
+    group: 'Connection',
+  }),
+  define<string | null>({
+    name: 'database.sslrootcert',
+    type: 'string',
+    default: null,
+    defaultDoc: '~/.postgresql/root.crt',
+    doc: "PEM file of the CAs the server's certificate is checked against (verify-ca, verify-full; require too when set), or system for the system's store.",
+    group: 'Connection',
+  }),
+  define<string | null>({
+    name: 'database.sslcert',
+    type: 'string',
+    default: null,
+    doc: 'PEM file of a client certificate to present.',
+    group: 'Connection',
+  }),
+  define<string | null>({
+    name: 'database.sslkey',
+    type: 'string',
+    default: null,
+    doc: "PEM file of the client certificate's private key.",
+    group: 'Connection',
+  }),
+  define<string | null>({
+    name: 'database.sslpassword',
+    type: 'password',
+    default: null,
+    doc: 'Passphrase of database.sslkey.',
     group: 'Connection',
   }),
   define({
@@ -471,6 +500,10 @@ export interface PostgresCdcSettings {
     password: string | undefined;
     database: string;
     sslmode: string;
+    sslrootcert: string | null;
+    sslcert: string | null;
+    sslkey: string | null;
+    sslpassword: string | null;
   };
   topicPrefix: string;
   filters: FilterLists;
@@ -525,6 +558,10 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
       password: (v['database.password'] as string | null) ?? undefined,
       database: s('database.dbname'),
       sslmode: e('database.sslmode'),
+      sslrootcert: (v['database.sslrootcert'] as string | null) ?? null,
+      sslcert: (v['database.sslcert'] as string | null) ?? null,
+      sslkey: (v['database.sslkey'] as string | null) ?? null,
+      sslpassword: (v['database.sslpassword'] as string | null) ?? null,
     },
     topicPrefix: s('topic.prefix'),
     filters: {

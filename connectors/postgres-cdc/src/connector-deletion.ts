@@ -22,6 +22,7 @@ import { publicationExists } from './publication.ts';
 import { dropSlotWhenInactive } from './replication-slot.ts';
 import { describeHolder, inspectSlot } from './slot-usage.ts';
 import { clientConfig } from './startup-check.ts';
+import { negotiateTls } from './tls.ts';
 
 export async function cleanUpAfterDelete(
   s: PostgresCdcSettings,
@@ -29,6 +30,7 @@ export async function cleanUpAfterDelete(
   log: Logger,
   releaseTimeoutMs: number,
 ): Promise<void> {
+  await negotiateTls(s.connection, clientConfig(s));
   const client = new pg.Client(clientConfig(s));
   client.on('error', () => undefined);
   await client.connect();

@@ -13,12 +13,15 @@ import type { PostgresCdcSettings } from './connector-config.ts';
 import { publicationExists } from './publication.ts';
 import { SLOT_USAGE_COLUMNS, SLOT_USAGE_FROM, usageFromRow } from './slot-usage.ts';
 import { clientConfig } from './startup-check.ts';
+import { negotiateTls } from './tls.ts';
 
 /** Below the runtime's wait for the hook, so an unreachable server reads as such. */
 const CONNECT_TIMEOUT_MS = 3_000;
 
 export async function readExternalState(s: PostgresCdcSettings): Promise<Record<string, unknown>> {
-  const client = new pg.Client({ ...clientConfig(s), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const config = () => ({ ...clientConfig(s), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  await negotiateTls(s.connection, config());
+  const client = new pg.Client(config());
   client.on('error', () => undefined);
   try {
     await client.connect();

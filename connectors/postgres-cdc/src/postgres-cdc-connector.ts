@@ -34,6 +34,7 @@ import { readExternalState } from './external-state.ts';
 import { type Logger, pluginLogger } from './logger.ts';
 import { dropSlotWhenInactive } from './replication-slot.ts';
 import { checkDatabase, clientConfig } from './startup-check.ts';
+import { negotiateTls } from './tls.ts';
 import { unsupportedKeyErrors } from './unsupported-keys.ts';
 
 /** The plugin's class name and the names it answers to (Debezium's), as index.ts registers them. */
@@ -119,6 +120,7 @@ export class PostgresCdcSourceConnector implements SourceConnector {
     );
     if (!reset) return false;
     try {
+      await negotiateTls(settings.connection, clientConfig(settings));
       const outcome = await dropSlotWhenInactive(
         clientConfig(settings),
         settings.slotName,

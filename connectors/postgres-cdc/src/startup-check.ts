@@ -24,6 +24,7 @@ import type { PostgresCdcSettings } from './connector-config.ts';
 import { keylessCompactedError, keylessTables } from './keyless-tables.ts';
 import { publicationExists } from './publication.ts';
 import { TableFilter, type TableId } from './table-filter.ts';
+import { negotiateTls, sslOption } from './tls.ts';
 import { TypeRegistry } from './type-registry.ts';
 import { unknownDatatypeMessage, unmappedColumns } from './unknown-datatypes.ts';
 
@@ -37,7 +38,8 @@ export type StartupProblem =
   | 'select-privilege'
   | 'unknown-datatype'
   | 'publication'
-  | 'keyless-compacted';
+  | 'keyless-compacted'
+  | 'tls';
 
 export class StartupCheckError extends ConnectException {
   constructor(
@@ -53,10 +55,7 @@ export class StartupCheckError extends ConnectException {
 /** The ClientConfig for the settings' connection (TLS per database.sslmode). */
 export function clientConfig(s: PostgresCdcSettings): pg.ClientConfig {
   const c = s.connection;
-  const ssl =
-    c.sslmode === 'disable' || c.sslmode === 'allow' || c.sslmode === 'prefer'
-      ? false
-      : { rejectUnauthorized: c.sslmode !== 'require' };
+  const ssl = sslOption(c);
   return {
     host: c.host,
     port: c.port,
@@ -89,8 +88,14 @@ export interface DatabaseCheck {
 export async function checkDatabase(s: PostgresCdcSettings): Promise<DatabaseCheck> {
   const c = s.connection;
   const where = `${c.host}:${c.port}`;
-  const client = new pg.Client(clientConfig(s));
-  client.on('error', () => undefined);
+  let client: pg.Client;
+  try {
+    await negotiateTls(s.connection, clientConfig(s));
+    client = new pg.Client(clientConfig(s));
+    client.on('error', () => undefined);
+  } catch (error) {
+    throw connectError(error, s, where);
+  }
   try {
     await client.connect();
   } catch (error) {
@@ -175,6 +180,14 @@ export async function checkDatabase(s: PostgresCdcSettings): Promise<DatabaseChe
   }
 }
 
+/** A failure of the TLS handshake or of the server certificate's checks, or no TLS on the server. */
+function isTlsFailure(e: { code?: string; message?: string }): boolean {
+  return (
+    /^ERR_TLS|CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|^ERR_SSL/.test(e.code ?? '') ||
+    /does not support SSL|database\.ssl/.test(e.message ?? '')
+  );
+}
+
 function connectError(error: unknown, s: PostgresCdcSettings, where: string): StartupCheckError {
   const e = error as { code?: string; message?: string };
   const detail = e.message ?? String(error);
@@ -199,6 +212,13 @@ function connectError(error: unknown, s: PostgresCdcSettings, where: string): St
         { cause: error },
       );
     default:
+      if (isTlsFailure(e))
+        return new StartupCheckError(
+          'tls',
+          `TLS to Postgres at ${where} failed under database.sslmode=${s.connection.sslmode} (${e.code ? `${e.code}: ` : ''}${detail}): ` +
+            'check database.sslrootcert (the CA that signed the server certificate), the host name the certificate names (verify-full), or the sslmode',
+          { cause: error },
+        );
       return new StartupCheckError(
         'unreachable',
         `Cannot connect to Postgres at ${where} (${e.code ?? detail}): check database.hostname and database.port, ` +

@@ -158,16 +158,11 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
         advice: `${NOT_YET}; an event that cannot be built fails the task`,
         accepts: 'fail',
       },
-      ...[
-        'database.sslcert',
-        'database.sslkey',
-        'database.sslpassword',
-        'database.sslrootcert',
-        'database.sslfactory',
-      ].map((name) => ({
-        name,
-        advice: `${NOT_YET}; TLS is set by database.sslmode alone (the system's CA certificates)`,
-      })),
+      {
+        name: 'database.sslfactory',
+        advice:
+          'a Java SSLSocketFactory class, which cannot load here; set database.sslrootcert, database.sslcert and database.sslkey instead',
+      },
     ],
   },
   {
