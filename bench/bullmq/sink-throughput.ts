@@ -1,0 +1,263 @@
+/**
+ * The BullMQ sink end to end (issue 22): jobs/s from a topic of CDC events into BullMQ,
+ * as `connect standalone` runs it (embedded broker, group consumer, JsonConverter,
+ * BullMQSinkTask with its one transaction per batch), next to the limit measured in
+ * the same run: a bare Queue.addBulk loop adding the same jobs from memory.
+ *
+ * Both write to a private redis-server started here (no persistence), so its CPU time
+ * (/proc/<pid>/stat) is theirs alone: the lines give Redis CPU per job for both. The
+ * worker's peak RSS (VmHWM) includes the embedded broker in the same process.
+ *
+ * The sink's time runs from creating the connector (REST) to the group's commit of the
+ * topic's end offset, found by polling: it includes starting the task and joining the
+ * group, so on a small run it understates the steady rate. The topic is produced first
+ * (BENCH_EVENTS Debezium-shaped events, schemaless JSON, default 200,000).
+ *
+ * Run: npx tsx bench/bullmq/sink-throughput.ts [events]
+ * Prints `name: value unit` lines.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { Kafka, logLevel } from 'kafkajs';
+import { statCpuMs } from '../proc-cpu.ts';
+
+const EVENTS = Number(process.argv[2] ?? process.env.BENCH_EVENTS ?? 200_000);
+const TOPIC = 'bench.public.orders';
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Everything a child printed so far, and a wait for a line of it. */
+function outputOf(child: ReturnType<typeof spawn>) {
+  let text = '';
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.on('data', (d: Buffer) => {
+      text += d.toString('utf8');
+    });
+  }
+  return async (pattern: RegExp): Promise<string> => {
+    await until(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`worker exited: ${text.slice(-2000)}`);
+        return pattern.test(text);
+      },
+      String(pattern),
+      60_000,
+    );
+    return pattern.exec(text)![0];
+  };
+}
+
+async function until(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 600_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function event(i: number) {
+  return {
+    before: null,
+    after: { id: i, customer_id: i % 1000, status: 'new', amount: 1999, note: 'bench order' },
+    source: {
+      connector: 'postgresql',
+      name: 'bench',
+      db: 'bench',
+      schema: 'public',
+      table: 'orders',
+      lsn: 1000 + i,
+    },
+    op: 'c',
+    ts_ms: 1_700_000_000_000 + i,
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bullmq-'));
+  const redisPort = await freePort();
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const worker = { child: undefined as ReturnType<typeof spawn> | undefined };
+  try {
+    console.log('# starting redis-server');
+    // A TCP probe: a BullMQ Queue on a Redis not yet listening would wait forever.
+    await until(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const socket = connect({ host: '127.0.0.1', port: redisPort });
+          socket.once('connect', () => {
+            socket.destroy();
+            resolve(true);
+          });
+          socket.once('error', () => resolve(false));
+        }),
+      'redis-server',
+    );
+    const redisCpu = () => statCpuMs(`/proc/${redis.pid}/stat`);
+
+    // The worker needs a connector to start: an idle BullMQ source on an empty queue.
+    const props = join(dir, 'worker.properties');
+    writeFileSync(
+      props,
+      [
+        'bootstrap.servers=',
+        'broker.host=127.0.0.1',
+        'broker.port=0',
+        `broker.data.dir=${join(dir, 'broker')}`,
+        'offsets.topic.num.partitions=1',
+        'group.initial.rebalance.delay.ms=0',
+        'listeners=http://127.0.0.1:0',
+        `plugin.path=${join(root, 'connectors/bullmq-sink')}`,
+        `offset.storage.file.filename=${join(dir, 'connect.offsets')}`,
+        'offset.flush.interval.ms=200',
+        '',
+      ].join('\n'),
+    );
+    const idle = join(dir, 'idle.json');
+    writeFileSync(
+      idle,
+      JSON.stringify({
+        name: 'idle',
+        config: {
+          'connector.class': 'BullMQSourceConnector',
+          'redis.port': String(redisPort),
+          'queue.name': 'idle',
+          topic: 'idle-events',
+        },
+      }),
+    );
+    const child = spawn(
+      process.execPath,
+      [join(root, 'bin/connect.js'), 'standalone', props, idle],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    worker.child = child;
+    const waitForLine = outputOf(child);
+    const brokerLine = await waitForLine(/broker listening on [\d.]+:\d+/);
+    const bootstrap = /([\d.]+:\d+)/.exec(brokerLine)![1]!;
+    const restLine = await waitForLine(/REST API on http:\/\/[\d.]+:\d+/);
+    const restUrl = /(http:\/\/[\d.]+:\d+)/.exec(restLine)![1]!;
+
+    console.log('# worker up; producing');
+    const kafka = new Kafka({
+      clientId: 'bench-bullmq',
+      brokers: [bootstrap],
+      logLevel: logLevel.NOTHING,
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 1 }] });
+    const producer = kafka.producer();
+    await producer.connect();
+    for (let i = 0; i < EVENTS; i += 2000) {
+      const n = Math.min(2000, EVENTS - i);
+      await producer.send({
+        topic: TOPIC,
+        messages: Array.from({ length: n }, (_, k) => ({
+          key: JSON.stringify({ id: i + k }),
+          value: JSON.stringify(event(i + k)),
+        })),
+      });
+    }
+    await producer.disconnect();
+
+    console.log('# produced; creating the sink');
+    const cpu0 = redisCpu();
+    const t0 = performance.now();
+    const created = await fetch(`${restUrl}/connectors`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'jobs',
+        config: {
+          'connector.class': 'BullMQSinkConnector',
+          topics: TOPIC,
+          'redis.port': String(redisPort),
+          'queue.name': 'cdc-${table}',
+          'job.name': '${value.op}',
+          'job.data': 'after',
+          'key.converter': 'org.apache.kafka.connect.json.JsonConverter',
+          'key.converter.schemas.enable': 'false',
+          'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
+          'value.converter.schemas.enable': 'false',
+          'errors.retry.timeout': '-1',
+        },
+      }),
+    });
+    if (created.status !== 201)
+      throw new Error(`create: ${created.status} ${await created.text()}`);
+    await until(async () => {
+      const [t] = await admin.fetchOffsets({ groupId: 'connect-jobs', topics: [TOPIC] });
+      return Number(t?.partitions[0]?.offset ?? -1) >= EVENTS;
+    }, 'the sink to commit the end offset');
+    const sinkMs = performance.now() - t0;
+    console.log('# sink done; bare loop');
+    const sinkRedisCpu = redisCpu() - cpu0;
+    const rssKb = Number(
+      /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0,
+    );
+    await admin.disconnect();
+    const check = new Queue('cdc-orders', { connection: { host: '127.0.0.1', port: redisPort } });
+    const sinkJobs = await check.count();
+    await check.close();
+    if (sinkJobs !== EVENTS) throw new Error(`the sink made ${sinkJobs} jobs, expected ${EVENTS}`);
+
+    // The limit: the same jobs (name, data, id, options) from memory, addBulk per 1000.
+    const bare = new Queue('bare-orders', { connection: { host: '127.0.0.1', port: redisPort } });
+    await bare.waitUntilReady();
+    const jobs = Array.from({ length: EVENTS }, (_, i) => ({
+      name: 'c',
+      data: event(i).after,
+      opts: { jobId: `${TOPIC}-0-${i}`, attempts: 1, removeOnComplete: false, removeOnFail: false },
+    }));
+    const cpu1 = redisCpu();
+    const t1 = performance.now();
+    for (let i = 0; i < jobs.length; i += 1000) await bare.addBulk(jobs.slice(i, i + 1000));
+    const bareMs = performance.now() - t1;
+    const bareRedisCpu = redisCpu() - cpu1;
+    await bare.close();
+
+    const sinkRate = EVENTS / (sinkMs / 1000);
+    const bareRate = EVENTS / (bareMs / 1000);
+    console.log(`events: ${EVENTS} records`);
+    console.log(`sink.rate: ${sinkRate.toFixed(0)} jobs/s`);
+    console.log(`bare.addBulk.rate: ${bareRate.toFixed(0)} jobs/s`);
+    console.log(`sink.vs.bare: ${((100 * sinkRate) / bareRate).toFixed(1)} %`);
+    console.log(`sink.redis.cpu.per.job: ${((1000 * sinkRedisCpu) / EVENTS).toFixed(2)} us`);
+    console.log(`bare.redis.cpu.per.job: ${((1000 * bareRedisCpu) / EVENTS).toFixed(2)} us`);
+    console.log(`worker.rss.peak: ${(rssKb / 1024).toFixed(0)} MB`);
+  } finally {
+    worker.child?.kill('SIGKILL');
+    redis.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
