@@ -38,7 +38,7 @@ export const createTopics = api({
         f('name', 'string', '0+'),
         f('topicId', 'uuid', '7+'),
         f('errorCode', 'int16', '0+'),
-        f('errorMessage', 'string', '1+', { nullable: '0+', default: null }),
+        f('errorMessage', 'string', '1+', { nullable: '0+' }),
         f('topicConfigErrorCode', 'int16', '5+', { tag: 0, default: 0 }),
         f('numPartitions', 'int32', '5+', { default: -1 }),
         f('replicationFactor', 'int16', '5+', { default: -1 }),

@@ -1,6 +1,8 @@
 /**
  * Fetch (key 1). Spec: Kafka's FetchRequest.json / FetchResponse.json (v12 is the
  * first flexible version; v13 replaces topic names with topic ids and is not here).
+ * Topic names end at v12 and ReplicaId at v14 (v15 moves it into ReplicaState), as in
+ * the spec, so widening maxVersion cannot silently keep them on the wire.
  */
 import { api, array, field as f, struct } from '../schema.ts';
 
@@ -11,7 +13,7 @@ export const fetch = api({
   flexibleFrom: 12,
   request: [
     f('clusterId', 'string', '12+', { nullable: '12+', default: null, tag: 0 }),
-    f('replicaId', 'int32', '0+', { default: -1 }),
+    f('replicaId', 'int32', '0-14', { default: -1 }),
     f('maxWaitMs', 'int32', '0+'),
     f('minBytes', 'int32', '0+'),
     f('maxBytes', 'int32', '3+', { default: 0x7fffffff }),
@@ -21,7 +23,7 @@ export const fetch = api({
     f(
       'topics',
       array([
-        f('topic', 'string', '0+'),
+        f('topic', 'string', '0-12'),
         f(
           'partitions',
           array([
@@ -39,7 +41,7 @@ export const fetch = api({
     ),
     f(
       'forgottenTopicsData',
-      array([f('topic', 'string', '7+'), f('partitions', array('int32'), '7+')]),
+      array([f('topic', 'string', '7-12'), f('partitions', array('int32'), '7+')]),
       '7+',
     ),
     f('rackId', 'string', '11+', { default: '' }),
@@ -51,7 +53,7 @@ export const fetch = api({
     f(
       'responses',
       array([
-        f('topic', 'string', '0+'),
+        f('topic', 'string', '0-12'),
         f(
           'partitions',
           array([

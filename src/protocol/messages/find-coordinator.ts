@@ -17,7 +17,7 @@ export const findCoordinator = api({
   response: [
     f('throttleTimeMs', 'int32', '1+'),
     f('errorCode', 'int16', '0-3'),
-    f('errorMessage', 'string', '1-3', { nullable: '1-3', default: null }),
+    f('errorMessage', 'string', '1-3', { nullable: '1-3' }),
     f('nodeId', 'int32', '0-3'),
     f('host', 'string', '0-3'),
     f('port', 'int32', '0-3'),
@@ -29,7 +29,7 @@ export const findCoordinator = api({
         f('host', 'string', '4+'),
         f('port', 'int32', '4+'),
         f('errorCode', 'int16', '4+'),
-        f('errorMessage', 'string', '4+', { nullable: '4+', default: null }),
+        f('errorMessage', 'string', '4+', { nullable: '4+' }),
       ]),
       '4+',
     ),

@@ -29,7 +29,7 @@ export const leaveGroup = api({
       'members',
       array([
         f('memberId', 'string', '3+'),
-        f('groupInstanceId', 'string', '3+', { nullable: '3+', default: null }),
+        f('groupInstanceId', 'string', '3+', { nullable: '3+' }),
         f('errorCode', 'int16', '3+'),
       ]),
       '3+',

@@ -7,7 +7,8 @@ export const listOffsets = api({
   maxVersion: 7,
   flexibleFrom: 6,
   request: [
-    f('replicaId', 'int32', '0+', { default: -1 }),
+    // No default in Kafka's spec (0): a consumer says -1 explicitly.
+    f('replicaId', 'int32', '0+'),
     f('isolationLevel', 'int8', '2+', { default: 0 }),
     f(
       'topics',
