@@ -20,7 +20,8 @@
  *   number); string -> string; bytes and records -> Buffer, a view into the frame
  *   (never copied: copy it yourself to keep it past the request); uuid -> lowercase
  *   8-4-4-4-12 hex string; arrays -> JS arrays; structs -> nested plain objects.
- *   Nullable fields (per the version's nullableVersions) decode to null.
+ *   Nullable fields (per the version's nullableVersions) decode to null; a nullable
+ *   struct is preceded by an int8 marker (-1 null, 1 present), as in Kafka.
  * - Defaults: the schema's `default`, else false / 0 / 0n / '' / empty Buffer /
  *   null (records) / the zero uuid / [] / a struct of defaults.
  * - Encoding: an `undefined` field is written as its default; null in a version
@@ -259,11 +260,30 @@ function valueCodec(
   if (typeof type === 'string') return primitiveCodec(type, nullable, flexible, dflt);
   if (type.kind === 'struct') {
     const plan = compileStruct(type.fields, version, flexible);
+    // Kafka lets only a struct nullable wherever it exists default to null; that is
+    // also what a version without the field holds.
+    const makeDefault = dflt === null ? () => null : plan.makeDefault;
+    if (!nullable) {
+      return {
+        read: plan.decode,
+        write: (w, v) => plan.encode(w, v as Message),
+        minSize: plan.minSize,
+        makeDefault,
+      };
+    }
+    // A nullable struct carries an int8 marker first, as Kafka's generated code
+    // writes it: -1 for null, 1 for a struct (a reader takes any negative as null).
     return {
-      read: plan.decode,
-      write: (w, v) => plan.encode(w, v as Message),
-      minSize: plan.minSize,
-      makeDefault: plan.makeDefault,
+      read: (r) => (r.int8() < 0 ? null : plan.decode(r)),
+      write: (w, v) => {
+        if (v === null) w.int8(-1);
+        else {
+          w.int8(1);
+          plan.encode(w, v as Message);
+        }
+      },
+      minSize: 1,
+      makeDefault,
     };
   }
   const element =
