@@ -7,9 +7,10 @@
  * - A version the broker advertises for an api with a handler: the handler's answer,
  *   encoded for that version (chunks, so Fetch's stored batches pass through
  *   uncopied); `null` from the handler sends nothing (Produce acks=0).
- * - ApiVersions at a version above the advertised range (a v3 client): the v0-format
- *   UNSUPPORTED_VERSION reply (KIP-511) listing what is advertised, so kafkajs and
- *   librdkafka retry with a version in range.
+ * - ApiVersions v0-v4: answered in the version asked (handlers/api-versions.ts), with
+ *   the broker's features from v3. A version above that, which the codec cannot read:
+ *   the v0-format UNSUPPORTED_VERSION reply (KIP-511) listing what is advertised, so
+ *   the client retries with a version in range.
  * - Anything else (unknown api, unadvertised version, malformed frame): logged and the
  *   connection closed. A request the broker cannot read leaves it unable to keep the
  *   connection's responses in order, and a client waiting on an answer that never
@@ -35,9 +36,9 @@
  */
 import { ApiKey, type ApiVersionRange, supportedApiVersions } from '../../protocol/api-keys.ts';
 import type { Message } from '../../protocol/codec.ts';
-import { ErrorCode } from '../../protocol/error-codes.ts';
 import { decodeRequest, encodeResponse, encodeResponseChunks } from '../../protocol/framing.ts';
 import type { Logger } from '../../util/logger.ts';
+import { apiVersionsAnswer, apiVersionsRefusal } from '../handlers/api-versions.ts';
 import type { RequestContext, RequestHandler } from '../handlers/handler.ts';
 import { ADVERTISED_MAX_VERSION } from './advertised-versions.ts';
 import type { ConnectionInfo, FrameAnswer, FrameHandler } from './socket-server.ts';
@@ -63,11 +64,6 @@ export function createRequestRouter<Services>(
   }
   const advertised = supportedApiVersions(limits);
   const ranges = new Map(advertised.map((r) => [r.apiKey, r]));
-  const apiVersionsBody = (errorCode: number): Message => ({
-    errorCode,
-    apiKeys: advertised.map((r) => ({ ...r })),
-    throttleTimeMs: 0,
-  });
 
   const close = (
     connection: ConnectionInfo,
@@ -109,7 +105,7 @@ export function createRequestRouter<Services>(
         apiKey: req.apiKey,
         apiVersion: req.apiVersion,
         correlationId: req.correlationId,
-        body: apiVersionsBody(0),
+        body: apiVersionsAnswer(req.apiVersion, advertised),
       });
     }
     const handler = handlers.get(req.apiKey);
@@ -171,7 +167,7 @@ export function createRequestRouter<Services>(
       apiKey: ApiKey.ApiVersions,
       apiVersion: 0,
       correlationId,
-      body: apiVersionsBody(ErrorCode.UNSUPPORTED_VERSION),
+      body: apiVersionsRefusal(advertised),
     });
 
   return { handle, advertised };

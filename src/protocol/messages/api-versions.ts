@@ -8,7 +8,8 @@ import { api, array, field as f } from '../schema.ts';
 export const apiVersions = api({
   apiKey: 18,
   name: 'ApiVersions',
-  maxVersion: 3,
+  // v4 has v3's layout; it lets SupportedFeatures.MinVersion be 0 (KAFKA-17011).
+  maxVersion: 4,
   flexibleFrom: 3,
   request: [
     f('clientSoftwareName', 'string', '3+', { default: '' }),
