@@ -1,10 +1,26 @@
 /**
  * Which versions of each API the broker advertises in ApiVersions, narrowed from what
- * the codec implements (src/protocol/api-keys.ts) to KAFKA-CLIENTS.md's "advertise"
- * column: the non-flexible versions that kafkajs 2.2.4 and librdkafka 2.0 use, always
- * from version 0 (librdkafka turns features on by checking low versions in range).
+ * the codec implements (src/protocol/api-keys.ts) to what each handler serves: every
+ * field of every advertised version means what Kafka's spec says it means. Always from
+ * version 0, below Kafka 4.0's raised minimums (KIP-896): librdkafka turns features on
+ * by checking low versions, and kafkajs 2.2 / librdkafka 2.0 use the old versions.
  * Keys not listed here advertise every version the codec has. Only keys with a
  * handler are advertised at all.
+ *
+ * Flexible versions that only change the encoding (compact forms, tagged fields) are
+ * advertised where the handler reads and answers the same fields as the version
+ * before: Produce 9, Metadata 9, ListOffsets 6, OffsetCommit 8, JoinGroup 6,
+ * Heartbeat 4, LeaveGroup 4, SyncGroup 4, DescribeGroups 5, DeleteTopics 4,
+ * DescribeConfigs 4. Versions with new semantics are advertised only where served.
+ *
+ * Held back, with what the handler would have to serve first:
+ * - Fetch 12: lastFetchedEpoch with divergingEpoch (KIP-320/595), currentLeader on
+ *   leader errors.
+ * - ListOffsets 7: the MAX_TIMESTAMP (-3) query (KIP-734).
+ * - JoinGroup 8 and LeaveGroup 5: the member's reason (KIP-800); JoinGroup 9:
+ *   skipAssignment (KIP-814).
+ * - ListGroups 3+: librdkafka 2.0 mis-parses it (KAFKA-CLIENTS.md), and it would pick it.
+ * - CreateTopics 5+: the created topic's configs in the answer (KIP-525).
  *
  * Transactions: InitProducerId up to v4 (v3 carries the producer id and epoch for
  * librdkafka's KIP-360 epoch bump, v4 knows PRODUCER_FENCED); AddOffsetsToTxn, EndTxn
@@ -14,25 +30,31 @@
 import { ApiKey } from '../../protocol/api-keys.ts';
 
 export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
-  [ApiKey.Produce]: 8,
+  [ApiKey.Produce]: 9,
   [ApiKey.Fetch]: 11,
-  [ApiKey.ListOffsets]: 5,
-  [ApiKey.Metadata]: 8,
-  [ApiKey.OffsetCommit]: 7,
-  // v7 carries require_stable (UNSTABLE_OFFSET_COMMIT while a transaction holds an offset).
-  [ApiKey.OffsetFetch]: 7,
-  [ApiKey.FindCoordinator]: 2,
-  [ApiKey.JoinGroup]: 5,
-  [ApiKey.Heartbeat]: 3,
-  [ApiKey.LeaveGroup]: 3,
-  [ApiKey.SyncGroup]: 3,
-  [ApiKey.DescribeGroups]: 4,
+  [ApiKey.ListOffsets]: 6,
+  [ApiKey.Metadata]: 9,
+  [ApiKey.OffsetCommit]: 8,
+  // v7 carries require_stable (UNSTABLE_OFFSET_COMMIT while a transaction holds an
+  // offset); v8 batches groups, each answered as v7 answers one.
+  [ApiKey.OffsetFetch]: 8,
+  // v4 batches coordinator keys (KIP-699), each answered as v3 answers one.
+  [ApiKey.FindCoordinator]: 4,
+  // v7 answers the protocol type (KIP-559).
+  [ApiKey.JoinGroup]: 7,
+  [ApiKey.Heartbeat]: 4,
+  [ApiKey.LeaveGroup]: 4,
+  // v5 checks the protocol type and name against the group's (KIP-559).
+  [ApiKey.SyncGroup]: 5,
+  [ApiKey.DescribeGroups]: 5,
   [ApiKey.ListGroups]: 2,
   [ApiKey.SaslHandshake]: 1,
-  // v3 requests get the v0-format UNSUPPORTED_VERSION refusal (KIP-511), see the router.
-  [ApiKey.ApiVersions]: 2,
+  // Every version, answered in the version asked (handlers/api-versions.ts); a newer
+  // one gets the v0-format UNSUPPORTED_VERSION refusal (KIP-511), see the router.
+  [ApiKey.ApiVersions]: 4,
   [ApiKey.CreateTopics]: 4,
-  [ApiKey.DeleteTopics]: 3,
+  // v5 answers an error message per topic.
+  [ApiKey.DeleteTopics]: 5,
   [ApiKey.InitProducerId]: 4,
   [ApiKey.AddPartitionsToTxn]: 4,
   [ApiKey.AddOffsetsToTxn]: 3,
@@ -42,5 +64,5 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   [ApiKey.DescribeProducers]: 0,
   [ApiKey.DescribeTransactions]: 0,
   [ApiKey.ListTransactions]: 1,
-  [ApiKey.DescribeConfigs]: 3,
+  [ApiKey.DescribeConfigs]: 4,
 };
