@@ -1,8 +1,10 @@
 /**
  * A small cluster-aware client over BrokerConnection: bootstrap, metadata, one
  * connection per broker, partition leaders and group coordinators. Enough for the
- * Connect runtime's internal-topic reader, its `connect` group membership and the
- * source tasks' producer (producer.ts); consume and admin go through kafkajs.
+ * Connect runtime's internal-topic reader, its `connect` group membership, the
+ * source tasks' producer (producer.ts) and the transactional producer
+ * (transactional-producer.ts, which finds its coordinator with key type 1); consume and
+ * admin go through kafkajs.
  *
  * Retries: a request that fails because its connection died, or because the broker
  * answered with a retriable "wrong node" error, is the caller's to retry after
@@ -160,13 +162,22 @@ export class ClusterClient {
     return this.connectionToNode(leader);
   }
 
-  /** The coordinator of a group, found with FindCoordinator. */
-  async coordinatorFor(groupId: string): Promise<BrokerConnection> {
+  /**
+   * The coordinator of a group (keyType 0) or of a transactional id (keyType 1), found
+   * with FindCoordinator. Key type 1 needs FindCoordinator v1+; a broker without it is
+   * refused by name rather than asked for a group of that name.
+   */
+  async coordinatorFor(groupId: string, keyType: 0 | 1 = 0): Promise<BrokerConnection> {
     const conn = await this.anyConnection();
     const version = conn.versionFor(ApiKey.FindCoordinator) ?? 0;
+    if (keyType === 1 && version < 1) {
+      throw new Error(
+        `broker ${conn.address} serves FindCoordinator v${version} only, which cannot find a transaction coordinator (v1+ needed)`,
+      );
+    }
     const answer = await conn.request(ApiKey.FindCoordinator, {
       key: groupId,
-      keyType: 0,
+      keyType,
       coordinatorKeys: [groupId],
     });
     const found = version >= 4 ? (answer.coordinators as Message[])[0]! : answer;

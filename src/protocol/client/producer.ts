@@ -19,7 +19,12 @@
  * its original offsets. A second out-of-order answer after every earlier send settled
  * is a real gap and fails the send, as do non-retriable errors and running past
  * `deliveryTimeoutMs`. After a failed send the producer refuses further sends: its
- * sequences can no longer be trusted, and the caller starts a new producer.
+ * sequences can no longer be trusted, and the caller starts a new producer (or calls
+ * init() again: a new epoch starts the sequences over).
+ *
+ * transactional-producer.ts extends this class through its protected hooks: where the
+ * producer id comes from, the transactional id Produce carries, and a step before each
+ * send's requests are written (AddPartitionsToTxn).
  */
 
 import { type BufferLease, BufferPool } from '../../util/buffer-pool.ts';
@@ -116,6 +121,7 @@ export class IdempotentProducer {
   /** Settles when the last send so far has settled. */
   private settled: Promise<unknown> = Promise.resolve();
   private failure: Error | undefined;
+  private closed = false;
   /**
    * Batch buffers reused from send to send: without reuse every request's batch (up
    * to max.request.size) is garbage once answered, ~170 MB/s of ArrayBuffers at CDC
@@ -149,6 +155,25 @@ export class IdempotentProducer {
 
   /** Gets a producer id from the cluster (InitProducerId); call once before sending. */
   async init(): Promise<void> {
+    if (this.closed) throw new Error('producer is closed');
+    const { producerId, producerEpoch } = await this.initProducerId();
+    this.producerId = producerId;
+    this.producerEpoch = producerEpoch;
+    // A new id or epoch starts every partition's sequence at 0 again.
+    this.sequences.clear();
+    this.failure = undefined;
+  }
+
+  /** This producer's id and epoch, once init() has run; -1 before. */
+  get identity(): { producerId: number; producerEpoch: number } {
+    return { producerId: this.producerId, producerEpoch: this.producerEpoch };
+  }
+
+  /**
+   * InitProducerId for an idempotent producer (no transactional id), from any broker.
+   * The transactional producer asks its transaction coordinator instead.
+   */
+  protected async initProducerId(): Promise<{ producerId: number; producerEpoch: number }> {
     const deadline = Date.now() + this.o.deliveryTimeoutMs;
     for (;;) {
       let error: Error;
@@ -161,9 +186,10 @@ export class IdempotentProducer {
           producerEpoch: -1,
         });
         if (answer.errorCode === 0) {
-          this.producerId = Number(answer.producerId);
-          this.producerEpoch = answer.producerEpoch as number;
-          return;
+          return {
+            producerId: Number(answer.producerId),
+            producerEpoch: answer.producerEpoch as number,
+          };
         }
         error = new KafkaResponseError(answer.errorCode, 'InitProducerId');
         if (!(error as KafkaResponseError).retriable) throw error;
@@ -192,8 +218,35 @@ export class IdempotentProducer {
   }
 
   close(): void {
+    this.closed = true;
     this.failure ??= new Error('producer is closed');
     this.client.close();
+  }
+
+  /**
+   * Called once per send, in send order, with the partitions it writes, before its
+   * Produce requests are written (not for resends). The transactional producer adds
+   * new partitions to its transaction here (AddPartitionsToTxn must precede the data).
+   */
+  protected beforeDispatch(
+    _partitions: ReadonlyArray<{ topic: string; partition: number }>,
+  ): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** The transactional id Produce requests carry and batches are marked for; null: none. */
+  protected get transactionalId(): string | null {
+    return null;
+  }
+
+  /** The first failure of a send, which every later send refuses with; undefined while healthy. */
+  protected get sendFailure(): Error | undefined {
+    return this.failure;
+  }
+
+  /** Resolves once every send so far has settled (acknowledged or failed). */
+  protected flush(): Promise<void> {
+    return this.settled.then(() => undefined);
   }
 
   private async prepare(records: readonly ProducerRecord[], sentAt: number): Promise<Job> {
@@ -247,6 +300,8 @@ export class IdempotentProducer {
       });
     }
     if (this.failure) throw this.failure;
+    await this.beforeDispatch(groups);
+    const transactional = this.transactionalId !== null;
 
     const batches: PartitionBatch[] = [];
     const onePartition = groups.length === 1;
@@ -264,6 +319,7 @@ export class IdempotentProducer {
         producerId: this.producerId,
         producerEpoch: this.producerEpoch,
         baseSequence,
+        transactional,
         allocate: (size) => {
           lease = this.buffers.lend(size);
           return lease.buffer;
@@ -320,7 +376,7 @@ export class IdempotentProducer {
       const response = conn.request(
         ApiKey.Produce,
         {
-          transactionalId: null,
+          transactionalId: this.transactionalId,
           acks: -1,
           timeoutMs: this.o.requestTimeoutMs,
           topicData: [...topics].map(([name, partitionData]) => ({ name, partitionData })),
