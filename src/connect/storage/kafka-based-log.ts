@@ -11,16 +11,23 @@
  * everything before them, which is how a worker knows it has seen its own writes and
  * everybody else's before acting.
  *
+ * Isolation: reads are read_committed (isolation_level=1 on Fetch and ListOffsets),
+ * as Kafka Connect's stores read with exactly-once support: records of aborted
+ * transactions are dropped (aborted-transactions.ts), markers are passed over, and the
+ * end offsets `readToEnd()` waits for are last stable offsets, so a transaction still
+ * open is waited out rather than read. Non-transactional writes are stable as soon as
+ * they are appended, so for them nothing changes.
+ *
  * Concurrency: the loop is the only caller of onRecord; `stop()` ends the loop and
  * waits for it.
  */
 import { ApiKey } from '../../protocol/api-keys.ts';
+import { AbortedTransactionFilter } from '../../protocol/client/aborted-transactions.ts';
 import { type ClusterClient, KafkaResponseError } from '../../protocol/client/cluster-client.ts';
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import {
-  ATTR_CONTROL,
-  ATTRIBUTES,
+  batchLastOffset,
   CorruptRecordError,
   checkBatch,
   decodeRecords,
@@ -189,6 +196,10 @@ export class KafkaBasedLog {
       throw new KafkaResponseError(p.errorCode, `fetching ${this.options.topic}-${partition}`);
     const records = p.records as Buffer | null;
     if (!records || records.length === 0) return;
+    const filter = new AbortedTransactionFilter(
+      true,
+      p.abortedTransactions as Message[] | null | undefined,
+    );
     for (let position = 0; position < records.length; ) {
       const size = checkBatch(records, position, records.length, true);
       if (size instanceof CorruptRecordError) {
@@ -196,11 +207,17 @@ export class KafkaBasedLog {
         if (size.reason === 'truncated') break;
         throw size;
       }
-      const control = (records.readInt16BE(position + ATTRIBUTES) & ATTR_CONTROL) !== 0;
+      const keep = filter.keeps(records, position);
+      const last = batchLastOffset(records, position);
+      if (!keep) {
+        // A marker or an aborted transaction's batch: passed over, never delivered.
+        this.positions[partition] = Math.max(this.positions[partition]!, last + 1);
+        position += size;
+        continue;
+      }
       for (const r of decodeRecords(records, position)) {
         if (r.offset < this.positions[partition]!) continue;
         this.positions[partition] = r.offset + 1;
-        if (control) continue;
         this.options.onRecord({
           partition,
           offset: r.offset,

@@ -52,18 +52,13 @@ import {
 } from '../consumer-protocol.ts';
 import { ErrorCode, errorByCode } from '../error-codes.ts';
 import {
-  ATTR_CONTROL,
-  ATTR_TRANSACTIONAL,
-  ATTRIBUTES,
   type Record as BatchRecord,
   batchLastOffset,
   CorruptRecordError,
   checkBatch,
-  controlRecordType,
   decodeRecords,
-  PRODUCER_ID,
-  readInt64,
 } from '../record-batch.ts';
+import { AbortedTransactionFilter } from './aborted-transactions.ts';
 import type { BrokerConnection } from './broker-connection.ts';
 import { type ClusterClient, KafkaResponseError } from './cluster-client.ts';
 
@@ -803,12 +798,10 @@ export class GroupConsumer {
     const buf = p.records as Buffer | null;
     if (buf === null || buf.length === 0) return undefined;
     const from = s.position!;
-    const aborted = this.o.readCommitted
-      ? ((p.abortedTransactions as Message[] | null) ?? [])
-          .map((a) => ({ producerId: Number(a.producerId), firstOffset: Number(a.firstOffset) }))
-          .sort((a, b) => a.firstOffset - b.firstOffset)
-      : [];
-    const abortedProducers = new Set<number>();
+    const filter = new AbortedTransactionFilter(
+      this.o.readCommitted,
+      p.abortedTransactions as Message[] | null,
+    );
     let next = from;
     let records: ConsumedRecord[] | undefined;
     for (let pos = 0; pos < buf.length; ) {
@@ -818,23 +811,12 @@ export class GroupConsumer {
         if (size.reason === 'truncated') break;
         throw size;
       }
-      const attributes = buf.readInt16BE(pos + ATTRIBUTES);
       const last = batchLastOffset(buf, pos);
+      // Every batch goes through the filter, also those before the position: an ABORT
+      // marker there still ends its transaction.
+      const keep = filter.keeps(buf, pos);
       if (last >= next) {
-        let skip = (attributes & ATTR_CONTROL) !== 0;
-        if ((attributes & ATTR_TRANSACTIONAL) !== 0 && this.o.readCommitted) {
-          while (aborted.length > 0 && aborted[0]!.firstOffset <= last)
-            abortedProducers.add(aborted.shift()!.producerId);
-          const producerId = readInt64(buf, pos + PRODUCER_ID);
-          if (skip) {
-            // The abort marker ends the producer's aborted transaction.
-            const marker = decodeRecords(buf, pos)[0];
-            if (marker && controlRecordType(marker.key) === 0) abortedProducers.delete(producerId);
-          } else if (abortedProducers.has(producerId)) {
-            skip = true;
-          }
-        }
-        if (!skip) {
+        if (keep) {
           for (const r of decodeRecords(buf, pos)) {
             if (r.offset < next) continue;
             records ??= [];
