@@ -28,6 +28,8 @@ export interface ConfigUpdatesOptions {
   enqueue: (what: string, job: () => Promise<void>) => void;
   stopping: () => boolean;
   logger: Logger;
+  /** Applies a logger level on this worker. */
+  setLoggerLevel?: (namespace: string, level: string) => void;
 }
 
 export function configUpdates(o: ConfigUpdatesOptions): ConfigUpdateListener {
@@ -41,6 +43,10 @@ export function configUpdates(o: ConfigUpdatesOptions): ConfigUpdateListener {
       }
     });
   return {
+    onLoggingLevelUpdate(namespace: string, level: string) {
+      o.logger.info({ namespace, level }, 'cluster-scoped logger level applied');
+      o.setLoggerLevel?.(namespace, level);
+    },
     onConnectorConfigUpdate(connector: string) {
       after(`connector ${connector} config updated`, () =>
         o.work.onConnectorConfigUpdate(connector),

@@ -166,8 +166,12 @@ export class DistributedHerder implements Herder {
         enqueue: (what, job) => this.enqueue(what, job),
         stopping: () => this.stopping,
         logger: this.o.logger,
+        ...(this.o.setLoggerLevel ? { setLoggerLevel: this.o.setLoggerLevel } : {}),
       }),
     );
+    // Levels set for the cluster before this worker started apply to it too.
+    for (const [namespace, level] of this.o.configs.loggerLevels?.() ?? [])
+      this.o.setLoggerLevel?.(namespace, level);
     member.start();
   }
 
@@ -324,9 +328,16 @@ export class DistributedHerder implements Herder {
     return (await this.o.worker.adminClient().describeCluster()).clusterId;
   }
 
-  /** Applied on this worker only: there is no cluster-wide logger channel yet. */
+  /**
+   * Through the config topic (KIP-976): every worker applies it as it reads the record,
+   * this one before the call returns, and a worker that joins later applies it at start.
+   */
   async setClusterLoggerLevel(namespace: string, level: string): Promise<void> {
-    this.o.setLoggerLevel?.(namespace, level);
+    if (this.o.configs.putLoggerLevel === undefined) {
+      this.o.setLoggerLevel?.(namespace, level);
+      return;
+    }
+    await this.o.configs.putLoggerLevel(namespace, level);
   }
 
   // ---- writes (leader only) ---------------------------------------------------------------

@@ -40,6 +40,8 @@ export interface ConfigUpdateListener {
   onConnectorTargetStateChange(connector: string): void;
   /** A restart asked on some worker; only requests written after this store started. */
   onRestartRequest?(request: RestartRequest): void;
+  /** A cluster-scoped logger level (PUT /admin/loggers/{name}?scope=cluster, KIP-976). */
+  onLoggingLevelUpdate?(namespace: string, level: string): void;
 }
 
 export interface ConfigBackingStore {
@@ -59,6 +61,13 @@ export interface ConfigBackingStore {
   putTargetState(connector: string, state: TargetState): Promise<void>;
   /** Asks every worker to restart what it runs of the connector (as `request` says). */
   putRestartRequest(request: RestartRequest): Promise<void>;
+  /**
+   * Sets a logger level on every worker, those that join later included: a
+   * `logger-cluster-<namespace>` record, as Kafka Connect writes it (KIP-976).
+   */
+  putLoggerLevel?(namespace: string, level: string): Promise<void>;
+  /** The latest cluster-scoped level of every namespace read so far. */
+  loggerLevels?(): ReadonlyMap<string, string>;
   addListener(listener: ConfigUpdateListener): void;
 }
 

@@ -79,6 +79,9 @@ function fromWire(value: unknown): TargetState | undefined {
   return undefined;
 }
 
+/** Kafka Connect's key of a cluster-scoped logger level (KafkaConfigBackingStore). */
+const LOGGER_CLUSTER_PREFIX = 'logger-cluster-';
+
 export class KafkaConfigBackingStore implements ConfigBackingStore {
   private offset = -1;
   private readonly connectorConfigs = new Map<string, ConnectorConfigMap>();
@@ -89,6 +92,7 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
   /** Task configs read but not yet committed. */
   private readonly staged = new Map<string, Map<number, ConnectorConfigMap>>();
   private readonly listeners: ConfigUpdateListener[] = [];
+  private readonly clusterLoggerLevels = new Map<string, string>();
   private log: KafkaBasedLog | undefined;
   private started = false;
 
@@ -184,6 +188,16 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
     ]);
   }
 
+  async putLoggerLevel(namespace: string, level: string): Promise<void> {
+    await this.write([
+      { key: `${LOGGER_CLUSTER_PREFIX}${namespace}`, value: JSON.stringify({ level }) },
+    ]);
+  }
+
+  loggerLevels(): ReadonlyMap<string, string> {
+    return new Map(this.clusterLoggerLevels);
+  }
+
   /** One produce request (one partition, one batch: applied in order), then read back. */
   private async write(messages: Array<{ key: string; value: string | null }>): Promise<void> {
     await this.options.producer.send({ topic: this.options.topic, acks: -1, messages });
@@ -223,6 +237,8 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
       this.applyRestart(key.slice('restart-connector-'.length), value);
     else if (key.startsWith('commit-'))
       this.applyCommit(key.slice('commit-'.length), value, record.offset);
+    else if (key.startsWith(LOGGER_CLUSTER_PREFIX))
+      this.applyLoggerLevel(key.slice(LOGGER_CLUSTER_PREFIX.length), value);
     else this.options.logger.debug({ key }, 'ignoring config record this runtime does not use');
   }
 
@@ -326,6 +342,16 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
       onlyFailed: value['only-failed'] === true,
     };
     this.notify((l) => l.onRestartRequest?.(request));
+  }
+
+  private applyLoggerLevel(namespace: string, value: Record<string, unknown> | null): void {
+    const level = value?.level;
+    if (typeof level !== 'string') {
+      this.clusterLoggerLevels.delete(namespace);
+      return;
+    }
+    this.clusterLoggerLevels.set(namespace, level);
+    this.notify((l) => l.onLoggingLevelUpdate?.(namespace, level));
   }
 
   private notify(call: (l: ConfigUpdateListener) => void): void {
