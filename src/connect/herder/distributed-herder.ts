@@ -282,8 +282,9 @@ export class DistributedHerder implements Herder {
   async taskStatus(connector: string, task: number): Promise<TaskState> {
     const snapshot = await this.fresh();
     this.configOf(snapshot, connector);
+    // AbstractHerder.taskStatus's NotFoundException.
     if (task < 0 || task >= (snapshot.taskConfigs.get(connector)?.length ?? 0))
-      throw new HerderError('not-found', `Task ${connector}-${task} not found`);
+      throw new HerderError('not-found', `No status found for task ${connector}-${task}`);
     return this.taskStateOf(connector, task);
   }
 

@@ -218,8 +218,9 @@ export class StandaloneHerder implements Herder {
 
   async taskStatus(connector: string, task: number): Promise<TaskState> {
     const entry = this.entry(connector);
+    // AbstractHerder.taskStatus's NotFoundException.
     if (task < 0 || task >= entry.taskConfigs.length) {
-      throw new HerderError('not-found', `Task ${connector}-${task} not found`);
+      throw new HerderError('not-found', `No status found for task ${connector}-${task}`);
     }
     return (
       this.o.status.task({ connector, task }) ?? {

@@ -61,6 +61,14 @@ describe('a standalone worker', () => {
     });
     expect(tasks[0].config['task.class']).toBe('connect.file.FileStreamSourceTask');
 
+    // AbstractHerder.taskStatus's message, as the in-memory double the unit tests use says it.
+    const missingTask = await rest(worker, 'GET', '/connectors/src/tasks/7/status');
+    expect(missingTask.status).toBe(404);
+    expect(missingTask.body).toEqual({
+      error_code: 404,
+      message: 'No status found for task src-7',
+    });
+
     const root = await rest(worker, 'GET', '/');
     expect(root.body).toMatchObject({
       version: '3.9.0',
