@@ -417,7 +417,6 @@ export class DistributedHerder implements Herder {
       this.configOf(snapshot, name);
       await this.o.configs.removeConnectorConfig(name);
       await this.o.status.deleteConnector(name);
-      this.reporter.forgetTopics(name);
     });
   }
 
@@ -510,7 +509,6 @@ export class DistributedHerder implements Herder {
   async resetConnectorActiveTopics(name: string): Promise<void> {
     this.configOf(await this.fresh(), name);
     for (const t of this.o.status.getTopics(name)) await this.o.status.deleteTopic(name, t.topic);
-    this.reporter.forgetTopics(name);
   }
 
   private requireStopped(snapshot: ClusterConfigState, name: string): ConnectorConfigMap {

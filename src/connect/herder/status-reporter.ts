@@ -30,7 +30,8 @@ export interface StatusReporterOptions {
 export class StatusReporter implements StatusListener {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly chains = new Map<string, Promise<unknown>>();
-  private readonly knownTopics = new Set<string>();
+  /** Topic writes in flight, so one burst of records writes a topic once. */
+  private readonly writingTopics = new Set<string>();
 
   constructor(private readonly o: StatusReporterOptions) {}
 
@@ -60,21 +61,22 @@ export class StatusReporter implements StatusListener {
     );
   }
 
+  /**
+   * Called for every batch a task moves; written when the status store (which follows
+   * the status topic on every worker) does not hold the topic, so a topics/reset made on
+   * any worker is followed by a new record as soon as the topic is used again.
+   */
   topicUsed(connector: string, topic: string): void {
     if (!this.o.topicTracking) return;
     const key = `${connector}\u0000${topic}`;
-    if (this.knownTopics.has(key)) return;
-    this.knownTopics.add(key);
+    if (this.writingTopics.has(key)) return;
     if (this.o.store.getTopics(connector).some((t) => t.topic === topic)) return;
+    this.writingTopics.add(key);
     this.track(`topic:${connector}:${topic}`, () =>
-      this.o.store.putTopic({ topic, connector, task: 0, discoverTimestamp: Date.now() }),
+      this.o.store
+        .putTopic({ topic, connector, task: 0, discoverTimestamp: Date.now() })
+        .finally(() => this.writingTopics.delete(key)),
     );
-  }
-
-  /** Forget the topics remembered for a connector (after a reset or a delete). */
-  forgetTopics(connector: string): void {
-    for (const key of [...this.knownTopics])
-      if (key.startsWith(`${connector}\u0000`)) this.knownTopics.delete(key);
   }
 
   /** Writes an UNASSIGNED status now (fenced) for work this worker just stopped. */

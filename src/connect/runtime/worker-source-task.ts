@@ -95,7 +95,6 @@ export class WorkerSourceTask {
   private cancelCommitTimer: (() => void) | null = null;
   private committing: Promise<void> | null = null;
   private taskStopped = false;
-  private readonly topicsUsed = new Set<string>();
   /** Records sent and acknowledged, for tests and metrics. */
   recordsAcknowledged = 0;
 
@@ -353,9 +352,13 @@ export class WorkerSourceTask {
       // Acknowledgements are processed in send order, whatever order promises settle in.
       await previous;
       const metadata = await acks;
+      // Each acknowledged batch, as Kafka records the active topic per record: after a
+      // topics/reset the topic shows again as soon as records flow (the reporter and the
+      // status store keep it to one write).
+      let last: string | undefined;
       for (const p of batch) {
-        if (this.topicsUsed.has(p.topic)) continue;
-        this.topicsUsed.add(p.topic);
+        if (p.topic === last) continue;
+        last = p.topic;
         o.status.topicUsed?.(o.id.connector, p.topic);
       }
       // The producer copied the bytes into batches that are now acknowledged: the
