@@ -373,6 +373,9 @@ export class WorkerSinkTask {
       const record = this.toSinkRecord(topic, partition, message);
       if (record !== null) records.push(record);
     }
+    // Each batch, as Kafka records the active topic per record: after a topics/reset the
+    // topic shows again as soon as records of it flow (the reporter writes it once).
+    if (messages.length > 0) o.status.topicUsed?.(o.id.connector, topic);
     for (;;) {
       this.nextIdlePut = o.clock.now() + IDLE_PUT_INTERVAL_MS;
       try {
@@ -585,7 +588,9 @@ export class WorkerSinkTask {
   /** preCommit and commit the partitions given (assigned ones); runs inside the serial executor. */
   private async commit(partitions: readonly TopicPartition[]): Promise<void> {
     const { o } = this;
-    if (this.taskStopped) return;
+    // Nothing assigned (before the first assignment, between two): nothing to commit,
+    // and the task is not asked (Kafka asks preCommit about assigned partitions only).
+    if (this.taskStopped || partitions.length === 0) return;
     const current = partitions
       .map((tp) => this.currentOffsets.get(topicPartitionKey(tp)))
       .filter((x): x is TopicPartitionOffset => x !== undefined);
