@@ -19,16 +19,11 @@
  * Single-threaded: used by the GroupCoordinator on the broker thread.
  */
 import { readMarker } from '../../protocol/control-record.ts';
-import {
-  decodeRecords,
-  encodeBatch,
-  iterateBatches,
-  type RecordInput,
-  readBatchHeader,
-} from '../../protocol/record-batch.ts';
+import { decodeRecords, encodeBatch, type RecordInput } from '../../protocol/record-batch.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { LogManager } from '../log/log-manager.ts';
+import { replayPartition } from '../log/replay.ts';
 import type {
   GroupCoordinator,
   GroupSnapshot,
@@ -47,9 +42,6 @@ import {
 } from './offsets-topic-format.ts';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
-
-/** Bytes read per step while loading; whole batches are returned, so any size works. */
-const LOAD_CHUNK_BYTES = 4 * 1024 * 1024;
 
 export interface OffsetsTopicOptions {
   partitions: number;
@@ -85,48 +77,22 @@ export class OffsetsTopicStore implements GroupStore {
     let groups = 0;
     for (let partition = 0; partition < this.partitions; partition++) {
       const log = this.logs.getLog(OFFSETS_TOPIC, partition);
-      let next = log.earliestOffset();
-      const end = log.latestOffset();
-      while (next < end) {
-        const { records } = log.read(next, LOAD_CHUNK_BYTES, true);
-        if (records.length === 0) break;
-        for (const { position } of iterateBatches(records)) {
-          const header = readBatchHeader(records, position);
-          if (header.control) {
-            next = header.baseOffset + header.lastOffsetDelta + 1;
-            const marker = readMarker(records, position);
-            if (marker && header.baseOffset >= log.earliestOffset()) {
-              coordinator.completeTxnOffsets(header.producerId, marker.commit);
-            }
-            continue;
+      for (const { header, records, position } of replayPartition(log)) {
+        if (header.control) {
+          const marker = readMarker(records, position);
+          if (marker && header.baseOffset >= log.earliestOffset()) {
+            coordinator.completeTxnOffsets(header.producerId, marker.commit);
           }
-          for (const record of decodeRecords(records, position)) {
-            next = record.offset + 1;
-            if (record.offset < log.earliestOffset() || record.key === null) continue;
-            const key = decodeKey(record.key);
-            if (!key) continue;
-            if (key.kind === 'offset' && header.transactional) {
-              const value = record.value === null ? undefined : decodeOffsetValue(record.value);
-              if (value) {
-                coordinator.restorePendingTxnOffset(header.producerId, key.groupId, {
-                  topic: key.topic,
-                  partition: key.partition,
-                  offset: value.offset,
-                  leaderEpoch: value.leaderEpoch,
-                  metadata: value.metadata,
-                  commitTimestamp: value.commitTimestamp,
-                });
-              }
-              continue;
-            }
-            if (key.kind === 'offset') {
-              if (record.value === null) {
-                coordinator.removeRestoredOffset(key.groupId, key.topic, key.partition);
-                continue;
-              }
-              const value = decodeOffsetValue(record.value);
-              if (!value) continue;
-              coordinator.restoreOffset(key.groupId, {
+          continue;
+        }
+        for (const record of decodeRecords(records, position)) {
+          if (record.offset < log.earliestOffset() || record.key === null) continue;
+          const key = decodeKey(record.key);
+          if (!key) continue;
+          if (key.kind === 'offset' && header.transactional) {
+            const value = record.value === null ? undefined : decodeOffsetValue(record.value);
+            if (value) {
+              coordinator.restorePendingTxnOffset(header.producerId, key.groupId, {
                 topic: key.topic,
                 partition: key.partition,
                 offset: value.offset,
@@ -134,15 +100,32 @@ export class OffsetsTopicStore implements GroupStore {
                 metadata: value.metadata,
                 commitTimestamp: value.commitTimestamp,
               });
-              offsets++;
-            } else if (record.value === null) {
-              coordinator.forgetRestoredGroup(key.groupId);
-            } else {
-              const snapshot = decodeGroupValue(key.groupId, record.value);
-              if (snapshot) {
-                coordinator.restoreGroup(snapshot);
-                groups++;
-              }
+            }
+            continue;
+          }
+          if (key.kind === 'offset') {
+            if (record.value === null) {
+              coordinator.removeRestoredOffset(key.groupId, key.topic, key.partition);
+              continue;
+            }
+            const value = decodeOffsetValue(record.value);
+            if (!value) continue;
+            coordinator.restoreOffset(key.groupId, {
+              topic: key.topic,
+              partition: key.partition,
+              offset: value.offset,
+              leaderEpoch: value.leaderEpoch,
+              metadata: value.metadata,
+              commitTimestamp: value.commitTimestamp,
+            });
+            offsets++;
+          } else if (record.value === null) {
+            coordinator.forgetRestoredGroup(key.groupId);
+          } else {
+            const snapshot = decodeGroupValue(key.groupId, record.value);
+            if (snapshot) {
+              coordinator.restoreGroup(snapshot);
+              groups++;
             }
           }
         }

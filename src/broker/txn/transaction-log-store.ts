@@ -16,10 +16,11 @@
  *
  * Single-threaded: used by the TransactionCoordinator on the broker thread.
  */
-import { decodeRecords, encodeBatch, iterateBatches } from '../../protocol/record-batch.ts';
+import { decodeRecords, encodeBatch } from '../../protocol/record-batch.ts';
 import type { Clock } from '../../util/clock.ts';
 import { offsetsPartitionFor } from '../group/offsets-topic-format.ts';
 import type { LogManager } from '../log/log-manager.ts';
+import { replayPartition } from '../log/replay.ts';
 import {
   decodeTxnKey,
   decodeTxnValue,
@@ -29,9 +30,6 @@ import {
 import type { TransactionMetadata } from './transaction-metadata.ts';
 
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
-
-/** Bytes read per step while loading; whole batches are returned, so any size works. */
-const LOAD_CHUNK_BYTES = 4 * 1024 * 1024;
 
 export interface TransactionLogOptions {
   partitions: number;
@@ -61,24 +59,17 @@ export class TransactionLogStore implements TransactionStore {
     if (!this.logs.topic(TRANSACTION_STATE_TOPIC)) return out;
     for (let partition = 0; partition < this.partitions; partition++) {
       const log = this.logs.getLog(TRANSACTION_STATE_TOPIC, partition);
-      let next = log.earliestOffset();
-      const end = log.latestOffset();
-      while (next < end) {
-        const { records } = log.read(next, LOAD_CHUNK_BYTES, true);
-        if (records.length === 0) break;
-        for (const { position } of iterateBatches(records)) {
-          for (const record of decodeRecords(records, position)) {
-            next = record.offset + 1;
-            if (record.offset < log.earliestOffset() || record.key === null) continue;
-            const id = decodeTxnKey(record.key);
-            if (id === undefined) continue;
-            if (record.value === null) {
-              out.delete(id);
-              continue;
-            }
-            const meta = decodeTxnValue(id, record.value);
-            if (meta) out.set(id, meta);
+      for (const { records, position } of replayPartition(log)) {
+        for (const record of decodeRecords(records, position)) {
+          if (record.offset < log.earliestOffset() || record.key === null) continue;
+          const id = decodeTxnKey(record.key);
+          if (id === undefined) continue;
+          if (record.value === null) {
+            out.delete(id);
+            continue;
           }
+          const meta = decodeTxnValue(id, record.value);
+          if (meta) out.set(id, meta);
         }
       }
     }
