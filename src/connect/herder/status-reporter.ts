@@ -70,7 +70,7 @@ export class StatusReporter implements StatusListener {
     if (!this.o.topicTracking) return;
     const key = `${connector}\u0000${topic}`;
     if (this.writingTopics.has(key)) return;
-    if (this.o.store.getTopics(connector).some((t) => t.topic === topic)) return;
+    if (this.o.store.hasTopic(connector, topic)) return;
     this.writingTopics.add(key);
     this.track(`topic:${connector}:${topic}`, () =>
       this.o.store

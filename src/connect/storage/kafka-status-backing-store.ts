@@ -174,6 +174,10 @@ export class KafkaStatusBackingStore implements StatusBackingStore {
     );
   }
 
+  hasTopic(connector: string, topic: string): boolean {
+    return this.topicStatuses.get(connector)?.has(topic) ?? false;
+  }
+
   getTopics(connector: string): TopicStatus[] {
     return [...(this.topicStatuses.get(connector)?.values() ?? [])].sort((a, b) =>
       a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0,

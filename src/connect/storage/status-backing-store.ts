@@ -53,6 +53,8 @@ export interface StatusBackingStore {
   /** The connector's task statuses, by task number. */
   getAll(connector: string): TaskStatus[];
   getTopics(connector: string): TopicStatus[];
+  /** Whether the connector's topic is recorded active (a lookup, for every task batch). */
+  hasTopic(connector: string, topic: string): boolean;
   connectors(): string[];
 }
 

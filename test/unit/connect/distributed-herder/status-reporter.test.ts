@@ -65,6 +65,9 @@ class SlowFencedStore implements StatusBackingStore {
   getTopics(connector: string) {
     return this.topics.filter((t) => t.connector === connector);
   }
+  hasTopic(connector: string, topic: string) {
+    return this.topics.some((t) => t.connector === connector && t.topic === topic);
+  }
   connectors() {
     return [...this.connectorsByName.keys()];
   }
