@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { DEFAULT_SEMANTIC_TYPES } from '../../connectors/parquet-sink/flat-columns.ts';
+import { DEFAULT_SEMANTIC_TYPES } from '../../connectors/parquet-sink/debezium-types.ts';
 import { LocalStore } from '../../connectors/parquet-sink/local-store.ts';
 import type { ObjectStore } from '../../connectors/parquet-sink/object-store.ts';
 import { S3Store } from '../../connectors/parquet-sink/s3-store.ts';

@@ -14,8 +14,7 @@ import {
   oneOf,
 } from '../../src/connect/api/index.ts';
 import type { ParquetCodec } from './codecs.ts';
-import type { DebeziumTypesMode } from './debezium-types.ts';
-import type { SemanticTypes } from './flat-columns.ts';
+import type { DebeziumTypesMode, SemanticTypes } from './debezium-types.ts';
 import { PARTITIONER_CLASS_NAMES, partitionerKind } from './partitioner.ts';
 import { COMPATIBILITIES, type Compatibility } from './schema-evolution.ts';
 import { extractorKind } from './time-based-partitioner.ts';

@@ -20,7 +20,7 @@
  * Confluent's behaviour (the physical string or struct).
  */
 import { unscaledFromBytes } from '../../src/connect/api/index.ts';
-import { RowError } from './flat-columns.ts';
+import { RowError } from './row-error.ts';
 
 export const DebeziumType = {
   ZonedTimestamp: 'io.debezium.time.ZonedTimestamp',
@@ -34,6 +34,17 @@ export type DebeziumTypesMode = 'native' | 'as-is';
 
 /** How VariableScaleDecimal columns are written in native mode. */
 export type VariableScaleDecimalMapping = { mode: 'decimal'; scale: number } | { mode: 'double' };
+
+/** How Debezium's semantic types map (MappingOptions in schema-mapping.ts). */
+export interface SemanticTypes {
+  debeziumTypes: DebeziumTypesMode;
+  variableScaleDecimal: VariableScaleDecimalMapping;
+}
+
+export const DEFAULT_SEMANTIC_TYPES: SemanticTypes = {
+  debeziumTypes: 'native',
+  variableScaleDecimal: { mode: 'decimal', scale: 10 },
+};
 
 /** DuckDB's infinite timestamps: the largest and smallest INT64 but one. */
 export const TIMESTAMP_INFINITY_MICROS = 2n ** 63n - 1n;

@@ -21,15 +21,16 @@
 import type { Schema } from '../../src/connect/api/index.ts';
 import { LogicalType, unscaledToBytes } from '../../src/connect/api/index.ts';
 import {
+  DEFAULT_SEMANTIC_TYPES,
   DebeziumType,
-  type DebeziumTypesMode,
+  type SemanticTypes,
   uuidBytes,
-  type VariableScaleDecimalMapping,
   variableScaleDouble,
   variableScaleUnscaled,
   zonedTimeMicros,
   zonedTimestampMicros,
 } from './debezium-types.ts';
+import { RowError } from './row-error.ts';
 
 export type FlatKind =
   | 'int32'
@@ -46,17 +47,6 @@ export type FlatKind =
   | 'uuid'
   | 'variableDecimal'
   | 'variableDouble';
-
-/** How Debezium's semantic types map (MappingOptions in schema-mapping.ts). */
-export interface SemanticTypes {
-  debeziumTypes: DebeziumTypesMode;
-  variableScaleDecimal: VariableScaleDecimalMapping;
-}
-
-export const DEFAULT_SEMANTIC_TYPES: SemanticTypes = {
-  debeziumTypes: 'native',
-  variableScaleDecimal: { mode: 'decimal', scale: 10 },
-};
 
 /** UTF-8 (or raw) byte strings: entry i is data[offsets[i] .. offsets[i + 1]). */
 export interface ByteStrings {
@@ -91,9 +81,7 @@ const INITIAL_CAPACITY = 1024;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-export class RowError extends Error {
-  readonly kind = 'row';
-}
+export { RowError };
 
 /** The builder kind for a column schema, or undefined when it is not flat (nested). */
 export function flatKind(

@@ -38,19 +38,16 @@
 import type { SchemaElement } from 'hyparquet-writer';
 import { LogicalType, type Schema, unscaledFromBytes } from '../../src/connect/api/index.ts';
 import {
+  DEFAULT_SEMANTIC_TYPES,
   DebeziumType,
+  type SemanticTypes,
   uuidBytes,
   variableScaleDouble,
   variableScaleUnscaled,
   zonedTimeMicros,
   zonedTimestampMicros,
 } from './debezium-types.ts';
-import {
-  DEFAULT_SEMANTIC_TYPES,
-  type FlatKind,
-  flatKind,
-  type SemanticTypes,
-} from './flat-columns.ts';
+import { type FlatKind, flatKind } from './flat-columns.ts';
 
 export type ValueConverter = (value: unknown) => unknown;
 

@@ -58,9 +58,9 @@ import {
   type SinkRecord,
 } from '../../src/connect/api/index.ts';
 import type { ParquetCodec } from './codecs.ts';
+import type { SemanticTypes } from './debezium-types.ts';
 import type { FileEncoder } from './file-encoder.ts';
 import { fileName, objectKey } from './file-naming.ts';
-import type { SemanticTypes } from './flat-columns.ts';
 import { kafkaColumns, kafkaColumnValues } from './kafka-columns.ts';
 import type { ObjectStore } from './object-store.ts';
 import { type Partitioner, PartitionerError } from './partitioner.ts';

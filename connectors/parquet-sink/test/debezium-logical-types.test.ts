@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Schema, Schemas, unscaledToBytes } from '../../../src/connect/api/index.ts';
 import { useTmpDir } from '../../../test/helpers/tmp-dir.ts';
-import { DEFAULT_SEMANTIC_TYPES, RowError, type SemanticTypes } from '../flat-columns.ts';
+import { DEFAULT_SEMANTIC_TYPES, type SemanticTypes } from '../debezium-types.ts';
 import { encodeParquet } from '../parquet-encoder.ts';
 import { RowBuffer } from '../row-buffer.ts';
+import { RowError } from '../row-error.ts';
 import { toParquetSchema } from '../schema-mapping.ts';
 import { query } from './duckdb.ts';
 

@@ -5,7 +5,7 @@
  */
 import { type Schema, Schemas, type SinkRecord } from '../../../src/connect/api/index.ts';
 import type { ParquetSinkConfig } from '../config.ts';
-import { DEFAULT_SEMANTIC_TYPES } from '../flat-columns.ts';
+import { DEFAULT_SEMANTIC_TYPES } from '../debezium-types.ts';
 
 export const T0 = Date.UTC(2026, 10, 28, 22, 30); // 2026-11-28T22:30:00Z
 
