@@ -283,8 +283,6 @@ export class WorkerSinkTask {
       }
     }
     this.assignment = next;
-    for (const topic of new Set(added.map((tp) => tp.topic)))
-      this.o.status.topicUsed?.(this.o.id.connector, topic);
     if (added.length > 0) {
       await this.o.task.open?.(added);
       this.applySeeks();
