@@ -11,12 +11,16 @@ import {
   type AnyConfigDef,
   atLeast,
   type ConfigError,
+  ConfigException,
   define,
   nonEmpty,
   type Validator,
 } from '../../../src/connect/api/index.ts';
+import { ColumnMappers } from './column-mappers.ts';
+import { MessageKeyColumns, messageKeyColumnsProblem } from './message-key-columns.ts';
 import type { PublicationMode } from './publication.ts';
 import { wholeMatch } from './source-type-parameters.ts';
+import type { ConfigurationBasedSnapshot } from './start-plan.ts';
 import type { FilterLists } from './table-filter.ts';
 import type {
   BinaryHandlingMode,
@@ -27,7 +31,33 @@ import type {
   TimePrecisionMode,
 } from './type-mapping.ts';
 
-export type SnapshotMode = 'initial' | 'initial_only' | 'no_data' | 'always' | 'when_needed';
+export type SnapshotMode =
+  | 'initial'
+  | 'initial_only'
+  | 'no_data'
+  | 'always'
+  | 'when_needed'
+  | 'configuration_based';
+
+const SNAPSHOT_MODES = [
+  'initial',
+  'initial_only',
+  'no_data',
+  // Debezium's deprecated name of no_data.
+  'never',
+  'always',
+  'when_needed',
+  'configuration_based',
+];
+
+/** An enumeration with one value Debezium defines that loads a Java class, refused with `why`. */
+const oneOfOrJavaClass =
+  (classValue: string, why: string, ...allowed: string[]): Validator<string> =>
+  (v, name) =>
+    v.toLowerCase() === classValue ? why : oneOf(...allowed)(v, name);
+
+const JAVA_CLASS =
+  'cannot run here: it names a Java class (with its *.custom.name key), and this connector loads no Java classes';
 
 /**
  * An enumeration, matched case-insensitively as Debezium's EnumeratedValue.parse does
@@ -153,6 +183,20 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     'column.exclude.list',
     'Regular expressions of schema.table.column names to leave out of events.',
   ),
+  define<string | null>({
+    name: 'message.key.columns',
+    type: 'string',
+    default: null,
+    validator: (v) => (v === null || v.trim() === '' ? undefined : messageKeyColumnsProblem(v)),
+    doc:
+      "The key columns of tables, as Debezium reads them: entries '<schema.table regex>:<column " +
+      "regex>,<column regex>...' separated by ';', for example inventory.orders:id;public.(.*):tenant,id. " +
+      'A table an entry matches is keyed by the matching columns, in the order written, instead of ' +
+      'its primary key; a table without a primary key so gets a key (and a compacted topic). The ' +
+      "table's replica identity must send those columns of old rows (REPLICA IDENTITY FULL, or an " +
+      'identity over them), or the connector refuses to start: deletes would carry a wrong key.',
+    group: 'Events',
+  }),
   define({
     name: 'plugin.name',
     type: 'string',
@@ -238,8 +282,102 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     name: 'snapshot.mode',
     type: 'string',
     default: 'initial',
-    validator: oneOf('initial', 'initial_only', 'no_data', 'always', 'when_needed'),
-    doc: 'When to snapshot existing rows before streaming.',
+    validator: oneOfOrJavaClass(
+      'custom',
+      `custom ${JAVA_CLASS}; use one of ${SNAPSHOT_MODES.join(', ')}`,
+      ...SNAPSHOT_MODES,
+    ),
+    doc:
+      'When to snapshot existing rows before streaming: initial (once, then stream), initial_only ' +
+      '(once, never stream), no_data (never; never is its old name), always (at every start), ' +
+      'when_needed (once, and again when the stored position is gone from the slot), ' +
+      'configuration_based (as the snapshot.mode.configuration.based.* keys say). custom is refused.',
+    group: 'Snapshot',
+  }),
+  ...(
+    [
+      ['snapshot.data', 'configuration_based: snapshot the tables at every start.'],
+      ['start.stream', 'configuration_based: stream changes (after the snapshot, if any).'],
+      [
+        'snapshot.on.data.error',
+        'configuration_based: snapshot again when the stored position can no longer be streamed from (the slot is gone or behind it).',
+      ],
+      [
+        'snapshot.schema',
+        'configuration_based: snapshot the schema. Postgres keeps no schema history, so this changes nothing (as in Debezium).',
+      ],
+      [
+        'snapshot.on.schema.error',
+        'configuration_based: recover the schema history by a snapshot. Postgres keeps no schema history, so this changes nothing (as in Debezium).',
+      ],
+    ] as const
+  ).map(([name, doc]) =>
+    define({
+      name: `snapshot.mode.configuration.based.${name}`,
+      type: 'boolean',
+      default: false,
+      doc,
+      group: 'Snapshot',
+    }),
+  ),
+  define<string[]>({
+    name: 'snapshot.include.collection.list',
+    type: 'list',
+    default: [],
+    doc: 'Regular expressions of schema.table names of the captured tables to snapshot (all captured tables when empty); the others are streamed only.',
+    group: 'Snapshot',
+  }),
+  define<string[]>({
+    name: 'snapshot.select.statement.overrides',
+    type: 'list',
+    default: [],
+    doc:
+      'schema.table names of tables the snapshot reads with a query of their own, given by the key ' +
+      'snapshot.select.statement.overrides.<schema.table> (a SELECT on that table, for example ' +
+      'with a WHERE clause). Its result columns are matched to the table columns by name; a column it ' +
+      'does not return is null in the snapshot events.',
+    group: 'Snapshot',
+  }),
+  define({
+    name: 'snapshot.locking.mode',
+    type: 'string',
+    default: 'none',
+    validator: oneOfOrJavaClass(
+      'custom',
+      `custom ${JAVA_CLASS}; use none or shared`,
+      'none',
+      'shared',
+    ),
+    doc:
+      'Table locks of the snapshot: none (no LOCK TABLE: a table is locked only by its own read, ' +
+      'from then to the end of the snapshot; a concurrent ALTER TABLE that drops a column of a ' +
+      'table not read yet can fail the snapshot and the task, whose restart snapshots again) or shared ' +
+      '(ACCESS SHARE on every table snapshotted, up front, within snapshot.lock.timeout.ms: writes ' +
+      'go on, DDL on them waits).',
+    group: 'Snapshot',
+  }),
+  define({
+    name: 'snapshot.lock.timeout.ms',
+    type: 'long',
+    default: 10000,
+    validator: atLeast(0),
+    doc: 'With snapshot.locking.mode=shared, how long the snapshot waits for its locks before it fails (0: no limit).',
+    group: 'Snapshot',
+  }),
+  define({
+    name: 'snapshot.delay.ms',
+    type: 'long',
+    default: 0,
+    validator: atLeast(0),
+    doc: 'Milliseconds to wait before a snapshot starts (the slot and its exported snapshot are made first).',
+    group: 'Snapshot',
+  }),
+  define({
+    name: 'streaming.delay.ms',
+    type: 'long',
+    default: 0,
+    validator: atLeast(0),
+    doc: 'Milliseconds to wait before streaming starts, after the snapshot if there is one.',
     group: 'Snapshot',
   }),
   define({
@@ -464,6 +602,20 @@ export function validateCombinations(v: Readonly<Record<string, unknown>>): Conf
       }
     }
   }
+  errors.push(...ColumnMappers.fromConfig(v).errors);
+  errors.push(...selectOverrides(v).errors);
+  const include = (v['snapshot.include.collection.list'] as string[] | undefined) ?? [];
+  for (const pattern of include) {
+    try {
+      new RegExp(pattern);
+    } catch {
+      errors.push({
+        key: 'snapshot.include.collection.list',
+        value: pattern,
+        message: `"${pattern}" is not a valid regular expression`,
+      });
+    }
+  }
   const queueSize = v['max.queue.size'] as number | null;
   if (queueSize !== null && queueSize <= (v['max.batch.size'] as number)) {
     errors.push({
@@ -492,6 +644,59 @@ export function validateCombinations(v: Readonly<Record<string, unknown>>): Conf
   return errors;
 }
 
+const OVERRIDE_PREFIX = 'snapshot.select.statement.overrides.';
+
+/**
+ * The snapshot's own queries per table (schema.table), from
+ * snapshot.select.statement.overrides and its per-table keys. A listed table without a
+ * statement, or a statement for a table not listed, is an error: Debezium would read
+ * the whole table, or ignore the statement, without a word.
+ */
+export function selectOverrides(v: Readonly<Record<string, unknown>>): {
+  statements: Map<string, string>;
+  errors: ConfigError[];
+} {
+  const listed = ((v['snapshot.select.statement.overrides'] as string[] | undefined) ?? []).map(
+    (t) => t.trim(),
+  );
+  const statements = new Map<string, string>();
+  const errors: ConfigError[] = [];
+  for (const table of listed) {
+    const statement = v[OVERRIDE_PREFIX + table];
+    if (typeof statement !== 'string' || statement.trim() === '') {
+      errors.push({
+        key: 'snapshot.select.statement.overrides',
+        value: listed,
+        message: `lists ${table} but ${OVERRIDE_PREFIX}${table} gives no SELECT statement for it`,
+      });
+      continue;
+    }
+    statements.set(table, statement.trim().replace(/;\s*$/, ''));
+  }
+  for (const key of Object.keys(v)) {
+    if (!key.startsWith(OVERRIDE_PREFIX)) continue;
+    const table = key.slice(OVERRIDE_PREFIX.length);
+    if (!listed.includes(table))
+      errors.push({
+        key,
+        value: v[key],
+        message: `is not used: add ${table} to snapshot.select.statement.overrides`,
+      });
+  }
+  return { statements, errors };
+}
+
+/** What the snapshot reader needs of the snapshot.* keys. */
+export interface SnapshotReadSettings {
+  /** snapshot.include.collection.list; every captured table when empty. */
+  include: string[];
+  /** snapshot.select.statement.overrides: the SELECT per schema.table. */
+  selectOverrides: ReadonlyMap<string, string>;
+  locking: 'none' | 'shared';
+  lockTimeoutMs: number;
+  delayMs: number;
+}
+
 export interface PostgresCdcSettings {
   connection: {
     host: string;
@@ -517,6 +722,9 @@ export interface PostgresCdcSettings {
   publicationName: string;
   publicationMode: PublicationMode;
   snapshotMode: SnapshotMode;
+  snapshotConfigurationBased: ConfigurationBasedSnapshot;
+  snapshot: SnapshotReadSettings;
+  streamingDelayMs: number;
   snapshotFetchSize: number;
   decimalHandlingMode: DecimalHandlingMode;
   timePrecisionMode: TimePrecisionMode;
@@ -536,6 +744,10 @@ export interface PostgresCdcSettings {
   maxQueueSize: number;
   pollIntervalMs: number;
   statusUpdateIntervalMs: number;
+  /** message.key.columns. */
+  messageKeyColumns: MessageKeyColumns;
+  /** column.mask.*, column.truncate.to.*. */
+  columnMappers: ColumnMappers;
   /**
    * The `topic.creation.*` keys as the user wrote them (not the plugin's defaults):
    * where they ask for compaction, a table without a key cannot be captured.
@@ -550,6 +762,12 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
   const e = (k: string) => s(k).toLowerCase();
   const n = (k: string) => v[k] as number;
   const l = (k: string) => v[k] as string[];
+  const mappers = ColumnMappers.fromConfig(v);
+  // The connector and the task start from here without validate(): a mask that cannot
+  // work must stop them rather than let the values through.
+  const overrides = selectOverrides(v);
+  if (mappers.errors.length + overrides.errors.length > 0)
+    throw new ConfigException([...mappers.errors, ...overrides.errors]);
   return {
     connection: {
       host: s('database.hostname'),
@@ -580,7 +798,20 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     errorsMaxRetries: n('errors.max.retries'),
     publicationName: s('publication.name'),
     publicationMode: e('publication.autocreate.mode') as PublicationMode,
-    snapshotMode: e('snapshot.mode') as SnapshotMode,
+    snapshotMode: (e('snapshot.mode') === 'never' ? 'no_data' : e('snapshot.mode')) as SnapshotMode,
+    snapshotConfigurationBased: {
+      snapshotData: v['snapshot.mode.configuration.based.snapshot.data'] as boolean,
+      stream: v['snapshot.mode.configuration.based.start.stream'] as boolean,
+      snapshotOnDataError: v['snapshot.mode.configuration.based.snapshot.on.data.error'] as boolean,
+    },
+    snapshot: {
+      include: l('snapshot.include.collection.list'),
+      selectOverrides: overrides.statements,
+      locking: e('snapshot.locking.mode') as 'none' | 'shared',
+      lockTimeoutMs: n('snapshot.lock.timeout.ms'),
+      delayMs: n('snapshot.delay.ms'),
+    },
+    streamingDelayMs: n('streaming.delay.ms'),
     snapshotFetchSize: n('snapshot.fetch.size'),
     decimalHandlingMode: e('decimal.handling.mode') as DecimalHandlingMode,
     timePrecisionMode: e('time.precision.mode') as TimePrecisionMode,
@@ -606,6 +837,8 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     maxQueueSize: (v['max.queue.size'] as number | null) ?? 4 * n('max.batch.size'),
     pollIntervalMs: n('poll.interval.ms'),
     statusUpdateIntervalMs: n('status.update.interval.ms'),
+    messageKeyColumns: new MessageKeyColumns((v['message.key.columns'] as string | null) ?? null),
+    columnMappers: mappers.mappers,
     topicCreation: Object.fromEntries(
       Object.entries(v).filter(
         (e): e is [string, string] =>
@@ -625,6 +858,8 @@ export function mappingModes(s: PostgresCdcSettings): MappingModes {
     binaryHandlingMode: s.binaryHandlingMode,
     hstoreHandlingMode: s.hstoreHandlingMode,
     moneyFractionDigits: s.moneyFractionDigits,
+    messageKeyColumns: s.messageKeyColumns.isEmpty ? undefined : s.messageKeyColumns,
+    columnMappers: s.columnMappers.isEmpty ? undefined : s.columnMappers,
     propagateSourceType:
       s.propagateSourceType.columns.length + s.propagateSourceType.datatypes.length === 0
         ? undefined

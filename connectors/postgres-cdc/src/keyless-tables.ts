@@ -1,7 +1,8 @@
 /**
- * Tables without a key, and the topics they need. A table with no primary key and no
- * REPLICA IDENTITY USING INDEX (or whose key columns column.exclude.list removes) has
- * change events with null keys. A compacted topic refuses those (INVALID_RECORD,
+ * Tables without a key, and the topics they need. A table that message.key.columns
+ * gives no key (message-key-columns.ts), with no primary key and no REPLICA IDENTITY
+ * USING INDEX (or whose key columns column.exclude.list removes) has change events
+ * with null keys. A compacted topic refuses those (INVALID_RECORD,
  * "Compacted topic cannot accept message without key"), and one refused batch fails
  * the task, so every other table would stop too. This connector's topics are compacted
  * by the plugin's default (index.ts), so the task asks the runtime to create the topic
@@ -21,6 +22,7 @@
  * from default).
  */
 import type pg from 'pg';
+import type { MessageKeyColumns } from './message-key-columns.ts';
 import type { TableFilter, TableId } from './table-filter.ts';
 
 /** The group that asks for compaction of a topic, with the key and value that do. */
@@ -65,18 +67,27 @@ export function explicitCompaction(
 }
 
 /**
- * The captured tables whose events would have no key, from the catalog: no primary
- * key and no replica identity index, or none of their key columns captured. The same
- * rule as table-schema.ts applies to each Relation message.
+ * The captured tables whose events would have no key, from the catalog: none of their
+ * captured columns named by message.key.columns, and no primary key and no replica
+ * identity index, or none of their key columns captured. The same rule as
+ * table-schema.ts applies to each Relation message.
  */
 export async function keylessTables(
   client: pg.Client,
   tables: readonly TableId[],
   filter: TableFilter,
+  messageKeyColumns?: MessageKeyColumns,
 ): Promise<TableId[]> {
   if (tables.length === 0) return [];
-  const result = await client.query<{ schema: string; table: string; key: string[] | null }>(
+  const result = await client.query<{
+    schema: string;
+    table: string;
+    key: string[] | null;
+    columns: string[] | null;
+  }>(
     `SELECT t.schema, t.tbl AS table,
+            (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a
+              WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
             COALESCE(
               (SELECT array_agg(a.attname::text) FROM pg_index i
                  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
@@ -92,7 +103,11 @@ export async function keylessTables(
     [tables.map((t) => t.schema), tables.map((t) => t.table)],
   );
   return result.rows
-    .filter((r) => !(r.key ?? []).some((column) => filter.includesColumn(r, column)))
+    .filter((r) => {
+      const captured = (r.columns ?? []).filter((column) => filter.includesColumn(r, column));
+      if (messageKeyColumns?.keyFor(r, captured)) return false;
+      return !(r.key ?? []).some((column) => filter.includesColumn(r, column));
+    })
     .map((r) => ({ schema: r.schema, table: r.table }));
 }
 
@@ -115,9 +130,9 @@ export function keylessCompactedError(
   const keys = [...new Set(refused.map(({ why }) => `${why.key}=${why.value}`))].join(', ');
   return (
     `Table${refused.length > 1 ? 's' : ''} ${names} ${refused.length > 1 ? 'have' : 'has'} no primary key ` +
-    '(nor REPLICA IDENTITY USING INDEX), so their change events have null keys, and ' +
+    '(nor REPLICA IDENTITY USING INDEX, nor columns named by message.key.columns), so their change events have null keys, and ' +
     `${keys} makes their topics compacted, which refuses records without a key. ` +
-    'Add a primary key, exclude the tables (table.exclude.list), or let their topics be ' +
+    'Add a primary key, name key columns with message.key.columns, exclude the tables (table.exclude.list), or let their topics be ' +
     `created with cleanup.policy=delete: remove ${keys}, or give them a topic.creation group ` +
     'with cleanup.policy=delete'
   );

@@ -7,6 +7,8 @@
  */
 import { ConnectException, type Schema } from '../../../src/connect/api/index.ts';
 import type { BinaryHandlingMode } from './binary-values.ts';
+import type { ColumnMappers } from './column-mappers.ts';
+import type { MessageKeyColumns } from './message-key-columns.ts';
 import type { TableId } from './table-filter.ts';
 
 export type { BinaryHandlingMode } from './binary-values.ts';
@@ -44,6 +46,15 @@ export interface MappingModes {
   moneyFractionDigits?: number;
   /** Which columns' schemas carry __debezium.source.column.* parameters; none when absent. */
   propagateSourceType?: PropagateSourceType;
+  /*
+   * The two below shape a table's schemas rather than map a type; they travel with the
+   * modes because the snapshot and the stream both build every table schema from them
+   * (table-schema.ts), so neither can leave them out.
+   */
+  /** message.key.columns (message-key-columns.ts); the table's own key when absent. */
+  messageKeyColumns?: MessageKeyColumns;
+  /** column.mask.*, column.truncate.* (column-mappers.ts); values as they are when absent. */
+  columnMappers?: ColumnMappers;
 }
 
 /** The column a mapping converts, for error messages. */

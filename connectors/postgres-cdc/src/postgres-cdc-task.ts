@@ -188,11 +188,16 @@ export class PostgresCdcSourceTask implements SourceTask {
       for (const id of keyless) this.markKeyless(id, tableTopic(this.s.topicPrefix, id));
       const slot = await readSlot(admin, this.s.slotName);
       slotConfirmed = slot?.confirmedFlushLsn ?? null;
-      plan = planStart(this.s.snapshotMode, parseStoredOffset(stored), {
-        name: this.s.slotName,
-        usage: slot?.usage ?? null,
-        checkResume: (lsn) => checkResume(slot, this.s.slotName, this.s.connection.database, lsn),
-      });
+      plan = planStart(
+        this.s.snapshotMode,
+        parseStoredOffset(stored),
+        {
+          name: this.s.slotName,
+          usage: slot?.usage ?? null,
+          checkResume: (lsn) => checkResume(slot, this.s.slotName, this.s.connection.database, lsn),
+        },
+        this.s.snapshotConfigurationBased,
+      );
       this.log.info({ plan }, `start plan: ${plan.action}`);
       if (plan.action === 'stream-from-slot' && slot === null) {
         slotConfirmed = await createSlot(admin, this.s.slotName);
@@ -389,6 +394,8 @@ export class PostgresCdcSourceTask implements SourceTask {
         onTable: (table) => this.onTable(table),
         onProgress: (p) => this.onProgress(p),
         nowMicros: () => this.ctx.clock.now() * 1000,
+        settings: this.s.snapshot,
+        stopping: () => this.stopping,
       }));
     } catch (error) {
       if (!(error instanceof QueueClosedError) && !this.stopping)
@@ -431,6 +438,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       backoff: BACKOFF,
       slotRetry: { maxRetries: this.s.slotMaxRetries, delayMs: this.s.slotRetryDelayMs },
       errorsMaxRetries: this.s.errorsMaxRetries,
+      startDelayMs: this.s.streamingDelayMs,
       inspectSlot: () => inspectSlotOnce(clientConfig(this.s), this.s.slotName, INSPECT_TIMEOUT_MS),
       onTable: (table) => this.onTable(table),
       emit: (records) => {

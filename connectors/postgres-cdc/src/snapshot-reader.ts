@@ -14,6 +14,15 @@
  * rows, per table. Progress per table after each chunk: rows done and the planner's
  * estimate (pg_class.reltuples).
  *
+ * The snapshot.* keys (SnapshotReadSettings): snapshot.delay.ms waits before the
+ * snapshot connects (the exported snapshot stays valid meanwhile: its replication
+ * connection is open); snapshot.include.collection.list picks which captured tables are
+ * read; snapshot.locking.mode=shared takes ACCESS SHARE locks on them within
+ * snapshot.lock.timeout.ms (none, the default as in Debezium, takes none); a table of
+ * snapshot.select.statement.overrides is read through its own SELECT, wrapped so that
+ * its columns are picked by name: `COPY (SELECT <captured columns, NULL for those the
+ * query does not return> FROM (<query>) AS s) TO STDOUT`.
+ *
  * Offsets: { lsn: consistent point, txId, ts_usec, snapshot: true,
  * last_snapshot_record: true on the last row }. Crash behaviour: a snapshot is not
  * resumed mid-way; an offset with `snapshot: true` and no `last_snapshot_record` means
@@ -24,6 +33,7 @@
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { SourceRecord } from '../../../src/connect/api/index.ts';
+import type { SnapshotReadSettings } from './connector-config.ts';
 import { CopyTextParser } from './copy-text-parser.ts';
 import { type ChangePosition, type EventContext, readRecordMaker } from './event-builder.ts';
 import type { Lsn } from './lsn.ts';
@@ -60,6 +70,31 @@ export interface SnapshotOptions {
   /** Sees each table's schema before any of its rows is emitted. */
   onTable?(table: TableSchema): void;
   nowMicros(): number;
+  /** The snapshot.* keys; Debezium's defaults (no delay, no locks, whole tables) when absent. */
+  settings?: SnapshotReadSettings;
+  /** Whether the task stops: ends the wait of snapshot.delay.ms early. */
+  stopping?(): boolean;
+}
+
+const DEFAULTS: SnapshotReadSettings = {
+  include: [],
+  selectOverrides: new Map(),
+  locking: 'none',
+  lockTimeoutMs: 10_000,
+  delayMs: 0,
+};
+
+/** How often the wait of snapshot.delay.ms looks whether the task stops. */
+const DELAY_STEP_MS = 100;
+
+/** The captured tables snapshot.include.collection.list selects (all of them when empty). */
+export function tablesToSnapshot(
+  tables: readonly TableId[],
+  include: readonly string[],
+): TableId[] {
+  if (include.length === 0) return [...tables];
+  const patterns = include.map((p) => new RegExp(`^(?:${p})$`, 'i'));
+  return tables.filter((t) => patterns.some((p) => p.test(`${t.schema}.${t.table}`)));
 }
 
 /** Keep every column as the text Postgres sent. */
@@ -68,6 +103,11 @@ const textTypes = {
 } as unknown as pg.CustomTypesConfig;
 
 export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }> {
+  const settings = o.settings ?? DEFAULTS;
+  for (let waited = 0; waited < settings.delayMs && !o.stopping?.(); waited += DELAY_STEP_MS)
+    await new Promise((r) => setTimeout(r, Math.min(DELAY_STEP_MS, settings.delayMs - waited)));
+  if (o.stopping?.()) return { rows: 0 };
+  const tables = tablesToSnapshot(o.tables, settings.include);
   const client = new pg.Client({ ...o.connection, options: SESSION_OPTIONS, types: textTypes });
   client.on('error', () => undefined);
   await client.connect();
@@ -77,13 +117,15 @@ export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }
     await client.query(`SET TRANSACTION SNAPSHOT ${client.escapeLiteral(o.snapshotName)}`);
     // Catalog lookups see the current catalog, not the exported snapshot: a concurrent
     // ALTER TABLE could drop a column between describing a table and reading it
-    // ("column does not exist"). ACCESS SHARE (Debezium's snapshot.locking.mode=shared)
-    // lets writes go on and makes DDL on the captured tables wait for the snapshot;
-    // the stream then follows it through Relation messages.
-    if (o.tables.length > 0) {
-      const names = o.tables
+    // ("column does not exist"). ACCESS SHARE (snapshot.locking.mode=shared) lets writes
+    // go on and makes DDL on the captured tables wait for the snapshot; the stream then
+    // follows it through Relation messages. Without locks (none, Debezium's default) such
+    // a DDL can fail the snapshot (and the task); a restart takes the snapshot again.
+    if (settings.locking === 'shared' && tables.length > 0) {
+      const names = tables
         .map((t) => `${client.escapeIdentifier(t.schema)}.${client.escapeIdentifier(t.table)}`)
         .join(', ');
+      await client.query(`SET LOCAL lock_timeout = ${Math.trunc(settings.lockTimeoutMs)}`);
       await client.query(`LOCK TABLE ${names} IN ACCESS SHARE MODE`);
     }
     const txId = Number(
@@ -108,7 +150,7 @@ export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }
       last_snapshot_record: false,
     };
     const out = new HoldBackOne(o.emit);
-    for (const id of o.tables) {
+    for (const id of tables) {
       const table = await describe(client, id, o);
       o.onTable?.(table);
       const estimated = Number(
@@ -119,8 +161,18 @@ export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }
         ).rows[0].n,
       );
       const read = readRecordMaker(o.context, capturedColumnsOnly(table), position, offset);
-      const columns = table.columns.map((c) => client.escapeIdentifier(c.name)).join(', ');
-      const from = `${client.escapeIdentifier(id.schema)}.${client.escapeIdentifier(id.table)}`;
+      const override = settings.selectOverrides.get(`${id.schema}.${id.table}`);
+      let columns = table.columns.map((c) => client.escapeIdentifier(c.name)).join(', ');
+      let from = `${client.escapeIdentifier(id.schema)}.${client.escapeIdentifier(id.table)}`;
+      if (override !== undefined) {
+        from = `(${override}) AS dbz_override`;
+        const returned = new Set(
+          (await client.query(`SELECT * FROM ${from} LIMIT 0`)).fields.map((f) => f.name),
+        );
+        columns = table.columns
+          .map((c) => (returned.has(c.name) ? client.escapeIdentifier(c.name) : 'NULL'))
+          .join(', ');
+      }
       // A table with no captured column still has rows to report: select one NULL.
       const parser = new CopyTextParser(Math.max(1, table.columns.length));
       const copy = client.query(
@@ -195,9 +247,14 @@ async function describe(client: pg.Client, id: TableId, o: SnapshotOptions): Pro
   );
   if (rel.rows.length === 0) throw new Error(`Table ${id.schema}.${id.table} does not exist`);
   const oid = Number(rel.rows[0].oid);
+  // isKey as pgoutput's Relation message sets it: the replica identity index's columns
+  // (REPLICA IDENTITY USING INDEX keys a table without a primary key, table-schema.ts).
   const cols = await client.query(
-    `SELECT attname, atttypid::int AS typ, atttypmod AS mod FROM pg_attribute
-      WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+    `SELECT a.attname, a.atttypid::int AS typ, a.atttypmod AS mod,
+            EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = a.attrelid AND i.indisreplident
+                       AND a.attnum = ANY(i.indkey)) AS ident
+       FROM pg_attribute a
+      WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
     [oid],
   );
   for (const c of cols.rows) await o.registry.resolve(Number(c.typ));
@@ -213,7 +270,8 @@ async function describe(client: pg.Client, id: TableId, o: SnapshotOptions): Pro
       name: c.attname,
       typeOid: Number(c.typ),
       typeMod: Number(c.mod),
-      isKey: false,
+      // The snapshot's client parses no types: booleans come as 't' / 'f'.
+      isKey: c.ident === true || c.ident === 't',
     })),
     catalog: await readCatalogColumns(client, oid),
     registry: o.registry,

@@ -32,7 +32,8 @@
  * drops it. Debezium instead reuses an existing slot in that case (it snapshots without
  * an exported snapshot and streams from the slot's position); that is not followed
  * here either: streaming confirms the slot, taking the changes from its other reader.
- * snapshot.mode=no_data means "stream from the slot as it is", so it may use one.
+ * snapshot.mode=no_data means "stream from the slot as it is", so it may use one (as
+ * may configuration_based without snapshot.data).
  */
 import type { OffsetValue, SourceOffset } from '../../../src/connect/api/index.ts';
 import type { SnapshotMode } from './connector-config.ts';
@@ -94,35 +95,98 @@ export function parseStoredOffset(offset: SourceOffset | null): StoredPosition |
   };
 }
 
+/**
+ * snapshot.mode=configuration_based's keys (snapshot.mode.configuration.based.*), as
+ * Debezium's ConfigurationBasedSnapshotter reads them: snapshot.data snapshots at every
+ * start, start.stream streams (after the snapshot, if any), snapshot.on.data.error
+ * snapshots again when the stored position can no longer be streamed from. Postgres
+ * keeps no schema history, so snapshot.schema and snapshot.on.schema.error change
+ * nothing here (nor in Debezium's Postgres connector).
+ */
+export interface ConfigurationBasedSnapshot {
+  snapshotData: boolean;
+  stream: boolean;
+  snapshotOnDataError: boolean;
+}
+
+const NOTHING: ConfigurationBasedSnapshot = {
+  snapshotData: false,
+  stream: false,
+  snapshotOnDataError: false,
+};
+
+/** What a snapshot.mode does in each situation a start can meet. */
+interface Policy {
+  snapshotWithoutOffset: boolean;
+  snapshotWhenInterrupted: boolean;
+  snapshotWithOffset: boolean;
+  snapshotWhenPositionLost: boolean;
+  stream: boolean;
+}
+
+function policyOf(mode: SnapshotMode, cb: ConfigurationBasedSnapshot): Policy {
+  const p = (first: boolean, every: boolean, lost: boolean, stream: boolean): Policy => ({
+    snapshotWithoutOffset: first,
+    snapshotWhenInterrupted: first,
+    snapshotWithOffset: every,
+    snapshotWhenPositionLost: lost,
+    stream,
+  });
+  switch (mode) {
+    case 'initial':
+      return p(true, false, false, true);
+    case 'initial_only':
+      return p(true, false, false, false);
+    case 'no_data':
+      return p(false, false, false, true);
+    case 'always':
+      return p(true, true, false, true);
+    case 'when_needed':
+      return p(true, false, true, true);
+    case 'configuration_based':
+      return p(cb.snapshotData, cb.snapshotData, cb.snapshotOnDataError, cb.stream);
+  }
+}
+
 export function planStart(
   mode: SnapshotMode,
   stored: StoredPosition | null,
   slot: SlotView,
+  configurationBased: ConfigurationBasedSnapshot = NOTHING,
 ): StartPlan {
+  const policy = policyOf(mode, configurationBased);
   const snapshot = (reason: string): StartPlan => ({
     action: 'snapshot',
-    thenStream: mode !== 'initial_only',
+    thenStream: policy.stream,
     replaceSlot: slot.usage !== null,
     reason,
   });
+  const noSnapshot = (why: string): StartPlan =>
+    policy.stream
+      ? { action: 'stream-from-slot', reason: `${why}, snapshot.mode=${mode}` }
+      : { action: 'idle', reason: `${why}, snapshot.mode=${mode} neither snapshots nor streams` };
   if (stored === null) {
-    if (mode === 'no_data')
-      return { action: 'stream-from-slot', reason: 'no stored offset, snapshot.mode=no_data' };
+    if (!policy.snapshotWithoutOffset) return noSnapshot('no stored offset');
     if (slot.usage !== null) return { action: 'fail', error: notOwnedError(slot.name, slot.usage) };
     return snapshot('no stored offset');
   }
   if (stored.kind === 'snapshot-interrupted') {
-    if (mode === 'no_data')
-      return { action: 'stream-from-slot', reason: 'interrupted snapshot, snapshot.mode=no_data' };
+    if (!policy.snapshotWhenInterrupted) return noSnapshot('interrupted snapshot');
     return snapshot('the previous snapshot was interrupted');
   }
-  if (mode === 'always') return snapshot('snapshot.mode=always');
-  if (mode === 'initial_only')
-    return { action: 'idle', reason: 'snapshot.mode=initial_only and the snapshot is done' };
+  if (policy.snapshotWithOffset) return snapshot(`snapshot.mode=${mode}`);
+  if (!policy.stream)
+    return {
+      action: 'idle',
+      reason:
+        mode === 'initial_only'
+          ? 'snapshot.mode=initial_only and the snapshot is done'
+          : `snapshot.mode=${mode} does not stream`,
+    };
   const check = slot.checkResume(stored.lsn);
   if ('error' in check) {
-    if (mode === 'when_needed')
-      return snapshot(`${check.error.message} (snapshot.mode=when_needed)`);
+    if (policy.snapshotWhenPositionLost)
+      return snapshot(`${check.error.message} (snapshot.mode=${mode})`);
     return { action: 'fail', error: check.error };
   }
   return {

@@ -16,11 +16,14 @@
  *   publication       the publication cannot be created or used as configured
  *   keyless-compacted a captured table has no key and the user's topic.creation.* keys
  *                     make its topic compacted (keyless-tables.ts)
+ *   key-outside-identity  message.key.columns keys a table by columns its replica
+ *                     identity does not send of old rows (key-identity.ts)
  * Opens one connection and closes it before returning, whatever happens.
  */
 import pg from 'pg';
 import { ConnectException } from '../../../src/connect/api/index.ts';
 import type { PostgresCdcSettings } from './connector-config.ts';
+import { keyOutsideIdentityError } from './key-identity.ts';
 import { keylessCompactedError, keylessTables } from './keyless-tables.ts';
 import { publicationExists } from './publication.ts';
 import { TableFilter, type TableId } from './table-filter.ts';
@@ -39,6 +42,7 @@ export type StartupProblem =
   | 'unknown-datatype'
   | 'publication'
   | 'keyless-compacted'
+  | 'key-outside-identity'
   | 'tls';
 
 export class StartupCheckError extends ConnectException {
@@ -171,9 +175,11 @@ export async function checkDatabase(s: PostgresCdcSettings): Promise<DatabaseChe
         `Creating publication '${s.publicationName}' FOR ALL TABLES needs a superuser and '${c.user}' is not one: ` +
           'create the publication as a superuser, or set publication.autocreate.mode to filtered (the user must own the tables)',
       );
-    const keyless = await keylessTables(client, tables, filter);
+    const keyless = await keylessTables(client, tables, filter, s.messageKeyColumns);
     const compacted = keylessCompactedError(s.topicPrefix, keyless, s.topicCreation);
     if (compacted !== null) throw new StartupCheckError('keyless-compacted', compacted);
+    const outside = await keyOutsideIdentityError(client, tables, filter, s.messageKeyColumns);
+    if (outside !== null) throw new StartupCheckError('key-outside-identity', outside);
     return { tables, keyless };
   } finally {
     await client.end().catch(() => undefined);

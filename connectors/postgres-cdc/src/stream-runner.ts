@@ -58,6 +58,8 @@ export interface StreamRunnerOptions {
   slotRetry: { maxRetries: number; delayMs: number };
   /** errors.max.retries: -1 without limit. */
   errorsMaxRetries: number;
+  /** streaming.delay.ms: how long to wait before the first session (stop() ends the wait). */
+  startDelayMs?: number;
   /** The slot as Postgres sees it now (holder, retained WAL); may reject when unreachable. */
   inspectSlot(): Promise<SlotUsage | null>;
   emit(records: SourceRecord[]): void;
@@ -148,6 +150,7 @@ export class StreamRunner {
     const slotBudget = new RetryBudget('slot.max.retries', o.slotRetry.maxRetries);
     const errorBudget = new RetryBudget('errors.max.retries', o.errorsMaxRetries);
     let backoffStep = 0;
+    if (o.startDelayMs) await this.backoffWait.wait(o.startDelayMs);
     while (!this.stopping) {
       try {
         o.onState('connecting');

@@ -6,14 +6,18 @@
  * Built from pgoutput's Relation message (column names, type OIDs, typmods; sent
  * before a table's first change and again after every ALTER TABLE, so the schema
  * follows DDL mid-stream) plus the catalog facts the message lacks: NOT NULL and the
- * primary key. The key is the primary key; without one, the replica identity index's
- * columns (REPLICA IDENTITY USING INDEX); otherwise there is no key (null key).
- * Columns that column.exclude.list removes are left out of both, as Debezium does; a
- * column whose type has no mapping is sent as bytes with include.unknown.datatypes
- * and otherwise fails the build (UnknownDatatypeError, unknown-datatypes.ts).
+ * primary key. The key is the columns message.key.columns names for the table
+ * (message-key-columns.ts); else the primary key; without one, the replica identity
+ * index's columns (REPLICA IDENTITY USING INDEX); otherwise there is no key (null key).
+ * Columns that column.exclude.list removes are left out of both; a column whose type
+ * has no mapping is sent as bytes with include.unknown.datatypes and otherwise fails
+ * the build (UnknownDatatypeError, unknown-datatypes.ts). Column masks and truncation
+ * (column-mappers.ts) change the value's columns, never the key's, as in Debezium: a
+ * key column has one CapturedColumn in `columns` (masked) and another in `keyColumns`.
  */
 import type pg from 'pg';
 import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
+import type { ColumnTransform, MappedColumn } from './column-mappers.ts';
 import { envelopeSchema } from './envelope-schema.ts';
 import {
   type ColumnValue,
@@ -37,6 +41,8 @@ export interface CapturedColumn {
   mapping: ColumnMapping;
   optional: boolean;
   schema: Schema;
+  /** A column mapper's change of the value (column-mappers.ts); value columns only. */
+  transform?: ColumnTransform['apply'];
 }
 
 export interface TableSchema {
@@ -127,13 +133,31 @@ export function buildTableSchema(args: {
     });
   });
   if (unmapped.length > 0) throw new UnknownDatatypeError(unmapped);
-  let keyNames = catalog.primaryKey;
+  let keyNames =
+    args.modes.messageKeyColumns?.keyFor(
+      id,
+      columns.map((c) => c.name),
+    ) ?? catalog.primaryKey;
   if (keyNames.length === 0 && args.replicaIdentity === 'index') {
     keyNames = args.columns.filter((c) => c.isKey).map((c) => c.name);
   }
   const keyColumns = keyNames
     .map((n) => columns.find((c) => c.name === n))
     .filter((c): c is CapturedColumn => c !== undefined);
+  const mappers = args.modes.columnMappers;
+  if (mappers && !mappers.isEmpty) {
+    columns.forEach((c, i) => {
+      const t = mappers.forColumn(
+        id,
+        c.name,
+        mappedColumn(args.registry, args.columns[c.position], c),
+      );
+      if (t === null) return;
+      const parameters = { ...c.schema.parameters, ...t.parameters };
+      // A new object: the key keeps the column as it is.
+      columns[i] = { ...c, schema: { ...c.schema, parameters }, transform: t.apply };
+    });
+  }
   const keySchema =
     keyColumns.length === 0
       ? null
@@ -163,11 +187,36 @@ export function buildTableSchema(args: {
  */
 export function capturedColumnsOnly(table: TableSchema): TableSchema {
   const columns = table.columns.map((c, i) => ({ ...c, position: i }));
+  const at = new Map(table.columns.map((c, i) => [c.name, i]));
   return withReaders({
     ...table,
     columns,
-    keyColumns: table.keyColumns.map((k) => columns[table.columns.indexOf(k)]),
+    keyColumns: table.keyColumns.map((k) => ({ ...k, position: at.get(k.name) as number })),
   });
+}
+
+/** Postgres' CHAR and VARCHAR types as JDBC (pgjdbc) types them, the ones masks change. */
+const CHAR_TYPES = new Set(['text', 'varchar', 'bpchar', 'char', 'name']);
+
+/** A column as column-mappers.ts sees it: its root type (through domains) and length. */
+function mappedColumn(
+  registry: TypeRegistry,
+  relation: RelationColumn,
+  column: CapturedColumn,
+): MappedColumn {
+  let type = registry.get(relation.typeOid);
+  let typmod = relation.typeMod;
+  for (let depth = 0; type?.kind === 'd' && depth < 16; depth++) {
+    typmod = type.baseTypmod;
+    type = registry.get(type.baseOid);
+  }
+  const charType = type !== undefined && (CHAR_TYPES.has(type.name) || type.kind === 'e');
+  const sized = type?.name === 'varchar' || type?.name === 'bpchar';
+  return {
+    charType,
+    stringValues: column.schema.type === 'string',
+    length: type?.name === 'char' ? 1 : sized && typmod >= 4 ? typmod - 4 : -1,
+  };
 }
 
 function withReaders(table: Omit<TableSchema, 'readValue' | 'readKey'>): TableSchema {
@@ -179,16 +228,22 @@ function withReaders(table: Omit<TableSchema, 'readValue' | 'readKey'>): TableSc
 }
 
 function readerColumn(c: CapturedColumn): ReaderColumn {
+  const missing = (v: unknown) =>
+    v === UNCHANGED_TOAST
+      ? (unavailable(c.schema) ?? fallback(c.schema))
+      : c.optional
+        ? null
+        : fallback(c.schema);
+  const t = c.transform;
+  if (t === undefined)
+    return { name: c.name, position: c.position, fromText: c.mapping.fromText, missing };
+  // As Debezium's mapping converter: it sees every value, SQL NULL and placeholders too.
+  const fromText = c.mapping.fromText;
   return {
     name: c.name,
     position: c.position,
-    fromText: c.mapping.fromText,
-    missing: (v) =>
-      v === UNCHANGED_TOAST
-        ? (unavailable(c.schema) ?? fallback(c.schema))
-        : c.optional
-          ? null
-          : fallback(c.schema),
+    fromText: (text) => t(fromText(text)),
+    missing: (v) => t(missing(v)),
   };
 }
 

@@ -11,8 +11,8 @@
  * has (name, connector.class, tasks.max, *.converter*, transforms.*, predicates.*,
  * errors.*, topic.creation.*, config.action.reload, producer/consumer/admin.override.*):
  * nothing here shares their prefixes. An entry with `accepts` lets through the value
- * that names what the connector does anyway (snapshot.locking.mode=shared), compared
- * case-insensitively as Debezium compares enumerations.
+ * that names what the connector does anyway (snapshot.isolation.mode=repeatable_read),
+ * compared case-insensitively as Debezium compares enumerations.
  */
 import type { ConfigError } from '../../../src/connect/api/index.ts';
 
@@ -30,22 +30,9 @@ const NOT_YET = 'not supported yet';
 const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
   {
     // Column transformations: ignoring them leaks or changes data without a trace.
+    // (message.key.columns, column.mask.*, column.truncate.to.* are implemented:
+    // message-key-columns.ts, column-mappers.ts.)
     keys: [
-      ...['column.mask.with.<N>.chars', 'column.truncate.to.<N>.chars'].map((name) => ({
-        name,
-        advice: `${NOT_YET}; the values would be sent as they are. Leave the column out with column.exclude.list, or mask it with a transform`,
-      })),
-      ...[
-        'column.mask.hash.<algo>.with.salt.<salt>',
-        'column.mask.hash.v2.<algo>.with.salt.<salt>',
-      ].map((name) => ({
-        name,
-        advice: `${NOT_YET}; the values would be sent unhashed. Leave the column out with column.exclude.list, or hash it with a transform`,
-      })),
-      {
-        name: 'message.key.columns',
-        advice: `${NOT_YET}; events are keyed by the primary key (or REPLICA IDENTITY USING INDEX), and tables without a key get null keys and a cleanup.policy=delete topic`,
-      },
       {
         name: 'unavailable.value.placeholder',
         advice: `${NOT_YET}; unchanged TOASTed values are always __debezium_unavailable_value`,
@@ -61,46 +48,30 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
     ],
   },
   {
-    // The snapshot is fixed: REPEATABLE READ inside the slot's exported snapshot, ACCESS
-    // SHARE locks, every captured table in full (snapshot-reader.ts).
+    // The snapshot reads REPEATABLE READ inside the slot's exported snapshot, one table
+    // after the other (snapshot-reader.ts). (snapshot.mode and its configuration_based
+    // keys, snapshot.include.collection.list, snapshot.select.statement.overrides,
+    // snapshot.locking.mode, snapshot.lock.timeout.ms, snapshot.delay.ms and
+    // streaming.delay.ms are implemented: connector-config.ts.)
     keys: [
       ...[
-        'snapshot.mode.configuration.based.*',
         'snapshot.mode.custom.name',
         'snapshot.query.mode',
         'snapshot.query.mode.custom.name',
         'snapshot.locking.mode.custom.name',
       ].map((name) => ({
         name,
-        advice: `${NOT_YET}; snapshot.mode is one of initial, initial_only, no_data, always, when_needed`,
+        advice: `${NOT_YET}; snapshot.mode is one of initial, initial_only, no_data, always, when_needed, configuration_based`,
       })),
       {
         name: 'snapshot.isolation.mode',
         advice: `${NOT_YET}; the snapshot reads REPEATABLE READ inside the slot's exported snapshot`,
         accepts: 'repeatable_read',
       },
-      {
-        name: 'snapshot.locking.mode',
-        advice: `${NOT_YET}; the snapshot takes ACCESS SHARE locks (shared)`,
-        accepts: 'shared',
-      },
-      ...['snapshot.select.statement.overrides', 'snapshot.select.statement.overrides.*'].map(
-        (name) => ({
-          name,
-          advice: `${NOT_YET}; the snapshot reads whole tables. Use column.exclude.list or table.exclude.list`,
-        }),
-      ),
-      {
-        name: 'snapshot.include.collection.list',
-        advice: `${NOT_YET}; every captured table is snapshotted. Use table.include.list`,
-      },
       ...[
-        'snapshot.delay.ms',
         'snapshot.max.threads',
-        'snapshot.lock.timeout.ms',
         'snapshot.tables.order.by.row.count',
         'snapshot.full.column.scan.force',
-        'streaming.delay.ms',
       ].map((name) => ({ name, advice: NOT_YET })),
       ...[
         'incremental.snapshot.chunk.size',

@@ -102,7 +102,7 @@ describe('Postgres CDC connector configuration (Debezium keys)', () => {
       ].sort(),
     );
     expect(parsed.errors.find((e) => e.key === 'snapshot.mode')?.message).toMatch(
-      /initial, initial_only, no_data, always, when_needed/,
+      /initial, initial_only, no_data, never, always, when_needed, configuration_based/,
     );
   });
 
@@ -125,5 +125,22 @@ describe('Postgres CDC connector configuration (Debezium keys)', () => {
       'heartbeat.action.query',
       'skipped.operations',
     ]);
+  });
+});
+
+describe('snapshot settings', () => {
+  it("reads snapshot.mode=never as no_data, Debezium's old name for it, and Debezium's snapshot defaults", () => {
+    const parsed = parseConfig(postgresCdcConfigDefs, { ...minimal, 'snapshot.mode': 'NEVER' });
+    expect(parsed.errors).toEqual([]);
+    const s = readSettings(parsed.values);
+    expect(s.snapshotMode).toBe('no_data');
+    expect(s.snapshot).toEqual({
+      include: [],
+      selectOverrides: new Map(),
+      locking: 'none',
+      lockTimeoutMs: 10000,
+      delayMs: 0,
+    });
+    expect(s.streamingDelayMs).toBe(0);
   });
 });

@@ -116,3 +116,48 @@ describe('start plan with a slot this connector did not create (no stored offset
     expect(planStart('no_data', null, { ...slotOk, usage: held }).action).toBe('stream-from-slot');
   });
 });
+
+describe('start plan under snapshot.mode=configuration_based', () => {
+  const cb = (snapshotData: boolean, stream: boolean, snapshotOnDataError = false) => ({
+    snapshotData,
+    stream,
+    snapshotOnDataError,
+  });
+
+  it('snapshots at every start with snapshot.data, streaming after it only with start.stream', () => {
+    for (const stored of [null, interrupted, streamed]) {
+      expect(planStart('configuration_based', stored, slotGone, cb(true, true))).toMatchObject({
+        action: 'snapshot',
+        thenStream: true,
+      });
+      expect(planStart('configuration_based', stored, slotGone, cb(true, false))).toMatchObject({
+        action: 'snapshot',
+        thenStream: false,
+      });
+    }
+  });
+
+  it('without snapshot.data streams as no_data does: from the slot, or from the stored position', () => {
+    expect(planStart('configuration_based', null, slotOk, cb(false, true)).action).toBe(
+      'stream-from-slot',
+    );
+    expect(planStart('configuration_based', streamed, slotOk, cb(false, true))).toMatchObject({
+      action: 'resume',
+      startLsn: 500,
+    });
+  });
+
+  it('does nothing when it neither snapshots nor streams (Debezium’s defaults)', () => {
+    expect(planStart('configuration_based', null, slotGone).action).toBe('idle');
+    expect(planStart('configuration_based', streamed, slotOk).action).toBe('idle');
+  });
+
+  it('snapshots again when the position is lost only with snapshot.on.data.error', () => {
+    expect(planStart('configuration_based', streamed, slotGone, cb(false, true)).action).toBe(
+      'fail',
+    );
+    expect(
+      planStart('configuration_based', streamed, slotGone, cb(false, true, true)),
+    ).toMatchObject({ action: 'snapshot', thenStream: true });
+  });
+});

@@ -57,12 +57,8 @@ describe('Debezium keys the connector does not implement', () => {
   });
 
   it.each([
-    ['column.mask.with.12.chars', 'public.customers.email'],
-    ['column.mask.hash.SHA-256.with.salt.CzQMA0cB5K', 'public.customers.email'],
-    ['column.mask.hash.v2.SHA-256.with.salt.CzQMA0cB5K', 'public.customers.email'],
-    ['column.truncate.to.20.chars', 'public.customers.name'],
-    ['snapshot.mode.configuration.based.snapshot.data', 'true'],
-    ['snapshot.select.statement.overrides.public.orders', 'SELECT * FROM public.orders'],
+    ['signal.kafka.topic', 'signals'],
+    ['snapshot.mode.custom.name', 'my.Snapshotter'],
   ])('refuses the pattern key %s, saying what to do instead', (key, value) => {
     const [error] = validate({ [key]: value });
 
@@ -70,12 +66,15 @@ describe('Debezium keys the connector does not implement', () => {
     expect(error.message).toMatch(/^not supported: .*; not supported yet/);
   });
 
-  it('says what message.key.columns users get instead', () => {
-    expect(validate({ 'message.key.columns': 'public.t:id' })[0].message).toBe(
-      'not supported: message.key.columns; not supported yet; events are keyed by the primary key ' +
-        '(or REPLICA IDENTITY USING INDEX), and tables without a key get null keys and a ' +
-        'cleanup.policy=delete topic',
-    );
+  it.each([
+    ['message.key.columns', 'public.t:id;public.(.*):tenant,id'],
+    ['column.mask.with.12.chars', 'public.customers.email'],
+    ['column.mask.hash.SHA-256.with.salt.CzQMA0cB5K', 'public.customers.email'],
+    ['column.mask.hash.v2.SHA-256.with.salt.CzQMA0cB5K', 'public.customers.email'],
+    ['column.mask.hash.hashing.strategy.version', 'V2'],
+    ['column.truncate.to.20.chars', 'public.customers.name'],
+  ])('accepts the implemented key %s', (key, value) => {
+    expect(validate({ [key]: value })).toEqual([]);
   });
 
   it('lets through the value that asks for what the connector does anyway, in any case', () => {
@@ -83,12 +82,57 @@ describe('Debezium keys the connector does not implement', () => {
       validate({
         'include.schema.comments': 'FALSE',
         'lsn.flush.mode': 'Connector',
-        'snapshot.locking.mode': 'shared',
+        'snapshot.isolation.mode': 'REPEATABLE_READ',
       }),
     ).toEqual([]);
-    expect(validate({ 'snapshot.locking.mode': 'none' }).map((e) => e.key)).toEqual([
-      'snapshot.locking.mode',
+    expect(validate({ 'snapshot.isolation.mode': 'serializable' }).map((e) => e.key)).toEqual([
+      'snapshot.isolation.mode',
     ]);
+  });
+
+  it.each([
+    ['snapshot.mode', 'configuration_based'],
+    ['snapshot.mode.configuration.based.snapshot.data', 'true'],
+    ['snapshot.include.collection.list', 'public.orders'],
+    ['snapshot.locking.mode', 'NONE'],
+    ['snapshot.lock.timeout.ms', '5000'],
+    ['snapshot.delay.ms', '100'],
+    ['streaming.delay.ms', '100'],
+  ])('accepts the implemented snapshot key %s', (key, value) => {
+    expect(validate({ [key]: value })).toEqual([]);
+  });
+
+  it('accepts snapshot.select.statement.overrides with its statements, and refuses either alone', () => {
+    const statement = 'SELECT * FROM public.orders WHERE id > 10';
+    expect(
+      validate({
+        'snapshot.select.statement.overrides': 'public.orders',
+        'snapshot.select.statement.overrides.public.orders': statement,
+      }),
+    ).toEqual([]);
+    expect(
+      validate({ 'snapshot.select.statement.overrides': 'public.orders' }).map((e) => e.message),
+    ).toEqual([
+      'lists public.orders but snapshot.select.statement.overrides.public.orders gives no SELECT statement for it',
+    ]);
+    expect(
+      validate({ 'snapshot.select.statement.overrides.public.orders': statement }).map(
+        (e) => e.message,
+      ),
+    ).toEqual(['is not used: add public.orders to snapshot.select.statement.overrides']);
+  });
+
+  it('refuses snapshot.mode=custom and snapshot.locking.mode=custom: no Java classes here', () => {
+    for (const key of ['snapshot.mode', 'snapshot.locking.mode']) {
+      const parsed = parseConfig(postgresCdcConfigDefs, { ...base, [key]: 'Custom' });
+      expect(parsed.errors).toEqual([
+        {
+          key,
+          value: 'Custom',
+          message: expect.stringMatching(/^custom cannot run here: it names a Java class/),
+        },
+      ]);
+    }
   });
 
   it('allows keys nobody defines, and the keys every connector has', () => {
@@ -118,23 +162,44 @@ describe('Debezium keys the connector does not implement', () => {
 
     const infos = validateConnectorConfig(
       plugins,
-      { ...base, 'column.mask.with.12.chars': 'public.customers.email', 'my.own.setting': 'x' },
+      { ...base, 'signal.data.collection': 'public.signals', 'my.own.setting': 'x' },
       validationContext(null, []),
     );
 
     expect(configErrorMessages(infos)).toEqual([
-      'not supported: column.mask.with.12.chars; not supported yet; the values would be sent as ' +
-        'they are. Leave the column out with column.exclude.list, or mask it with a transform',
+      'not supported: signal.data.collection; not supported yet: the connector reads no signals',
     ]);
+  });
+
+  it('lets the implemented keys whose names carry parameters through the runtime validation', () => {
+    const plugins = new PluginRegistry();
+    plugins.add(loadManifests({ default: plugin }, 'connectors/postgres-cdc'), 'builtin');
+
+    const infos = validateConnectorConfig(
+      plugins,
+      {
+        ...base,
+        'column.mask.with.12.chars': 'public.customers.email',
+        'column.truncate.to.20.chars': 'public.customers.name',
+        'column.mask.hash.SHA-256.with.salt.CzQMA0cB5K': 'public.customers.phone',
+        'column.mask.hash.v2.MD5.with.salt.x': 'public.customers.city',
+        'column.mask.hash.hashing.strategy.version': 'v2',
+        'snapshot.select.statement.overrides': 'public.orders',
+        'snapshot.select.statement.overrides.public.orders': 'SELECT * FROM public.orders',
+      },
+      validationContext(null, []),
+    );
+
+    expect(configErrorMessages(infos)).toEqual([]);
   });
 
   it('refuses to start with a stored config that holds one', async () => {
     await expect(
       new PostgresCdcSourceConnector().start({
         ...base,
-        'column.mask.with.12.chars': 'public.t.c',
+        'signal.data.collection': 'public.signals',
       }),
-    ).rejects.toThrow(/^not supported: column\.mask\.with\.12\.chars; /);
+    ).rejects.toThrow(/^not supported: signal\.data\.collection; /);
   });
 });
 
