@@ -79,6 +79,11 @@ async function runSink(store: ObjectStore, input: SinkRecord[]): Promise<number>
     {
       store: { kind: 'local', url: '' },
       topicsDir: 'topics',
+      fileDelim: '+',
+      dirDelim: '/',
+      retryBackoffMs: 5000,
+      reportNullsToDlq: true,
+      rotateOnPartitionChange: true,
       flushSize: FLUSH_SIZE,
       rotateIntervalMs: -1,
       rotateScheduleIntervalMs: -1,

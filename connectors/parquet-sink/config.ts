@@ -9,24 +9,53 @@
 import {
   type AnyConfigDef,
   atLeast,
+  between,
   type ConfigError,
   define,
+  nonEmpty,
   oneOf,
+  type Validator,
 } from '../../src/connect/api/index.ts';
 import type { ParquetCodec } from './codecs.ts';
 import type { DebeziumTypesMode, SemanticTypes } from './debezium-types.ts';
+import { canonical, enumOf } from './enum-values.ts';
 import { PARTITIONER_CLASS_NAMES, partitionerKind } from './partitioner.ts';
+import { type S3Features, s3ConfigDefs, toS3Features, validateS3Config } from './s3-config.ts';
 import { COMPATIBILITIES, type Compatibility } from './schema-evolution.ts';
 import { extractorKind } from './time-based-partitioner.ts';
 import type { NullBehavior } from './topic-partition-writer.ts';
+import { unsupportedKeyErrors } from './unsupported-keys.ts';
 
 const MiB = 1024 * 1024;
-/** S3 refuses multipart parts under 5 MiB (except the last). */
-const S3_MIN_PART_SIZE = 5 * MiB;
 
 const GROUP_STORE = 'Storage';
 const GROUP_FILES = 'Files';
 const GROUP_PARTITIONER = 'Partitioner';
+
+const NULL_BEHAVIORS: readonly NullBehavior[] = ['fail', 'ignore', 'write'];
+const PARQUET_CODECS: readonly ParquetCodec[] = ['snappy', 'gzip', 'zstd', 'none'];
+/** Codecs Confluent's ParquetFormat takes that this writer does not. */
+const OTHER_CONFLUENT_CODECS = ['lzo', 'brotli', 'lz4', 'lz4_raw'];
+
+const parquetCodec: Validator<string> = (v, key) => {
+  if (OTHER_CONFLUENT_CODECS.includes(v.toLowerCase())) {
+    return `not supported: ${key}=${v}; use snappy, gzip, zstd or none`;
+  }
+  return enumOf(...PARQUET_CODECS)(v, key);
+};
+
+const CONFLUENT_FORMATS = 'io.confluent.connect.s3.format.';
+const PARQUET_FORMATS = [`${CONFLUENT_FORMATS}parquet.ParquetFormat`, 'ParquetFormat'];
+const formatClass: Validator<string> = (v, key) =>
+  PARQUET_FORMATS.includes(v)
+    ? undefined
+    : `not supported: ${key}=${v}; this sink writes Parquet only (${PARQUET_FORMATS[0]})`;
+
+const S3_STORAGE = ['io.confluent.connect.s3.storage.S3Storage', 'S3Storage'];
+const storageClass: Validator<string> = (v, key) =>
+  S3_STORAGE.includes(v)
+    ? undefined
+    : `not supported: ${key}=${v}; the store is S3 (${S3_STORAGE[0]}) or, with store.url=file:///path, a local folder`;
 
 export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
   define({
@@ -37,67 +66,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     importance: 'high',
     group: GROUP_STORE,
   }),
-  define({
-    name: 's3.bucket.name',
-    type: 'string',
-    default: '',
-    doc: 'S3 bucket to write to',
-    importance: 'high',
-    group: GROUP_STORE,
-  }),
-  define({
-    name: 's3.region',
-    type: 'string',
-    default: 'us-west-2',
-    doc: 'AWS region of the bucket',
-    importance: 'medium',
-    group: GROUP_STORE,
-  }),
-  define({
-    name: 's3.path.style.access.enabled',
-    type: 'boolean',
-    default: true,
-    doc: 'Address the bucket in the path (needed by MinIO and s3rver) rather than the host name',
-    group: GROUP_STORE,
-  }),
-  define({
-    name: 's3.part.size',
-    type: 'int',
-    default: 25 * MiB,
-    validator: atLeast(S3_MIN_PART_SIZE),
-    doc: 'Files up to this size go in one PUT; larger ones in multipart uploads of parts this size',
-    group: GROUP_STORE,
-  }),
-  define({
-    name: 's3.part.retries',
-    type: 'int',
-    default: 3,
-    validator: atLeast(0),
-    doc: 'Retries of a failed S3 request (network errors, throttling, 5xx)',
-    group: GROUP_STORE,
-  }),
-  define({
-    name: 's3.retry.backoff.ms',
-    type: 'long',
-    default: 200,
-    validator: atLeast(0),
-    doc: 'First back-off between S3 retries; doubles each retry',
-    group: GROUP_STORE,
-  }),
-  define({
-    name: 'aws.access.key.id',
-    type: 'string',
-    default: '',
-    doc: 'Access key; empty uses the AWS default credential chain',
-    group: GROUP_STORE,
-  }),
-  define({
-    name: 'aws.secret.access.key',
-    type: 'password',
-    default: '',
-    doc: 'Secret key matching aws.access.key.id',
-    group: GROUP_STORE,
-  }),
+  ...s3ConfigDefs,
   define({
     name: 'topics.dir',
     type: 'string',
@@ -132,7 +101,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'parquet.codec',
     type: 'string',
     default: 'snappy',
-    validator: oneOf('snappy', 'gzip', 'zstd', 'none'),
+    validator: parquetCodec,
     doc: 'Parquet compression codec',
     group: GROUP_FILES,
   }),
@@ -140,7 +109,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'parquet.debezium.logical.types',
     type: 'string',
     default: 'native',
-    validator: oneOf('native', 'as-is'),
+    validator: enumOf('native', 'as-is'),
     doc: "Debezium's semantic types as native Parquet logical types (ZonedTimestamp as TIMESTAMP in UTC, ZonedTime as TIME in UTC, Uuid as UUID, Json as JSON, VariableScaleDecimal per parquet.variable.scale.decimal.mode), or as-is: their physical string or struct, as Confluent's sink writes them",
     group: GROUP_FILES,
   }),
@@ -148,7 +117,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'parquet.variable.scale.decimal.mode',
     type: 'string',
     default: 'decimal',
-    validator: oneOf('decimal', 'double'),
+    validator: enumOf('decimal', 'double'),
     doc: 'With native logical types, how a VariableScaleDecimal (Postgres numeric without a scale) is written: DECIMAL(38, parquet.variable.scale.decimal.scale), failing a value that would need rounding, or DOUBLE',
     group: GROUP_FILES,
   }),
@@ -164,15 +133,68 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'behavior.on.null.values',
     type: 'string',
     default: 'fail',
-    validator: oneOf('fail', 'ignore', 'write'),
-    doc: 'What a record with a null value (tombstone) does: fail the task (even with errors.tolerance=all: it never goes to the dead letter queue), skip it, or write a row of nulls',
+    validator: enumOf(...NULL_BEHAVIORS),
+    doc: "What a record with a null value (tombstone) does: fail the task (even with errors.tolerance=all: it never goes to the dead letter queue), skip it (see report.null.values.to.dlq), or write a row of nulls in the record's folder (Confluent's write puts the key in a tombstone folder instead; tombstone.encoded.partition is refused)",
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'report.null.values.to.dlq',
+    type: 'boolean',
+    default: true,
+    doc: 'With behavior.on.null.values=ignore and errors.tolerance=all, also send each skipped null-valued record to the dead letter queue',
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'rotate.file.on.partition.change',
+    type: 'boolean',
+    default: true,
+    doc: 'With rotate.interval.ms and a time-based partitioner, write the open files when a record goes to another folder than the one before it (as Confluent does)',
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'retry.backoff.ms',
+    type: 'long',
+    default: 5000,
+    validator: atLeast(0),
+    doc: 'After a transient store failure, how long the runner waits before handing the batch again',
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'enable.conditional.writes',
+    type: 'boolean',
+    default: true,
+    doc: "Accepted for Confluent configs: conditional writes keep Confluent's replays from replacing a file with other content; here a replay rewrites the same object with the same bytes (recovery.ts), so either value gives that",
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'schemas.cache.config',
+    type: 'int',
+    default: 1000,
+    validator: atLeast(1),
+    doc: "Accepted for Confluent configs: sizes AvroData's schema cache, which this sink does not use",
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 's3.compression.type',
+    type: 'string',
+    default: 'none',
+    validator: enumOf('none', 'gzip'),
+    doc: 'Compression of whole files for row formats; Parquet files compress inside (parquet.codec), so only none goes with ParquetFormat',
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 's3.compression.level',
+    type: 'int',
+    default: -1,
+    validator: between(-1, 9),
+    doc: 'Level of s3.compression.type=gzip: -1 (zlib default) or 0 to 9',
     group: GROUP_FILES,
   }),
   define({
     name: 'schema.compatibility',
     type: 'string',
     default: 'NONE',
-    validator: oneOf(...COMPATIBILITIES),
+    validator: enumOf(...COMPATIBILITIES),
     doc: 'Which schema changes may share a file; others start a new one',
     group: GROUP_FILES,
   }),
@@ -185,17 +207,33 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     group: GROUP_FILES,
   }),
   define({
+    name: 'file.delim',
+    type: 'string',
+    default: '+',
+    validator: nonEmpty,
+    doc: 'Separator of topic, Kafka partition and start offset in file names',
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'directory.delim',
+    type: 'string',
+    default: '/',
+    validator: nonEmpty,
+    doc: "Separator of the folder levels: topics.dir, topic, and the partitioner's levels",
+    group: GROUP_FILES,
+  }),
+  define({
     name: 'store.kafka.keys',
     type: 'boolean',
     default: false,
-    doc: 'Write record keys in a __kafka_key column',
+    doc: "Write record keys in a __kafka_key column of the value file (Confluent's sink writes separate key files instead; keys.format.class is refused)",
     group: GROUP_FILES,
   }),
   define({
     name: 'store.kafka.headers',
     type: 'boolean',
     default: false,
-    doc: 'Write record headers in a __kafka_headers column',
+    doc: "Write record headers in a __kafka_headers column of the value file (Confluent's sink writes separate header files instead; headers.format.class is refused)",
     group: GROUP_FILES,
   }),
   define({
@@ -210,15 +248,16 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'format.class',
     type: 'class',
     default: 'io.confluent.connect.s3.format.parquet.ParquetFormat',
-    validator: oneOf('io.confluent.connect.s3.format.parquet.ParquetFormat', 'ParquetFormat'),
-    doc: 'Accepted for Confluent configs; only Parquet is written',
+    validator: formatClass,
+    doc: "Confluent's ParquetFormat (or ParquetFormat): Parquet files; other formats are refused by name",
     group: GROUP_FILES,
   }),
   define({
     name: 'storage.class',
     type: 'class',
     default: 'io.confluent.connect.s3.storage.S3Storage',
-    doc: 'Accepted for Confluent configs; the store follows store.url',
+    validator: storageClass,
+    doc: "Confluent's S3Storage (the only storage class): the store is the S3 bucket, or the folder store.url=file:///path names",
     group: GROUP_STORE,
   }),
   define({
@@ -294,8 +333,16 @@ export interface ParquetSinkConfig {
         retries: number;
         backoffMs: number;
         credentials?: { accessKeyId: string; secretAccessKey: string };
+        features?: S3Features;
       };
   topicsDir: string;
+  /** file.delim and directory.delim. */
+  fileDelim: string;
+  dirDelim: string;
+  /** retry.backoff.ms: the runner's pause after a transient store failure. */
+  retryBackoffMs: number;
+  reportNullsToDlq: boolean;
+  rotateOnPartitionChange: boolean;
   flushSize: number;
   rotateIntervalMs: number;
   rotateScheduleIntervalMs: number;
@@ -322,7 +369,6 @@ export interface ParquetSinkConfig {
 /** Typed settings from values parsed against parquetSinkConfigDefs. */
 export function toSinkConfig(v: Readonly<Record<string, unknown>>): ParquetSinkConfig {
   const url = v['store.url'] as string;
-  const accessKeyId = v['aws.access.key.id'] as string;
   const store: ParquetSinkConfig['store'] = url.startsWith('file:')
     ? { kind: 'local', url }
     : {
@@ -334,26 +380,32 @@ export function toSinkConfig(v: Readonly<Record<string, unknown>>): ParquetSinkC
         partSize: v['s3.part.size'] as number,
         retries: v['s3.part.retries'] as number,
         backoffMs: v['s3.retry.backoff.ms'] as number,
-        ...(accessKeyId
-          ? { credentials: { accessKeyId, secretAccessKey: v['aws.secret.access.key'] as string } }
-          : {}),
+        features: toS3Features(v),
       };
   return {
     store,
     topicsDir: v['topics.dir'] as string,
+    fileDelim: v['file.delim'] as string,
+    dirDelim: v['directory.delim'] as string,
+    retryBackoffMs: v['retry.backoff.ms'] as number,
+    reportNullsToDlq: v['report.null.values.to.dlq'] as boolean,
+    rotateOnPartitionChange: v['rotate.file.on.partition.change'] as boolean,
     flushSize: v['flush.size'] as number,
     rotateIntervalMs: v['rotate.interval.ms'] as number,
     rotateScheduleIntervalMs: v['rotate.schedule.interval.ms'] as number,
-    codec: v['parquet.codec'] as ParquetCodec,
-    nullBehavior: v['behavior.on.null.values'] as NullBehavior,
+    codec: canonical(PARQUET_CODECS, v['parquet.codec'] as string),
+    nullBehavior: canonical(NULL_BEHAVIORS, v['behavior.on.null.values'] as string),
     types: {
-      debeziumTypes: v['parquet.debezium.logical.types'] as DebeziumTypesMode,
+      debeziumTypes: canonical<DebeziumTypesMode>(
+        ['native', 'as-is'],
+        v['parquet.debezium.logical.types'] as string,
+      ),
       variableScaleDecimal:
-        v['parquet.variable.scale.decimal.mode'] === 'double'
+        (v['parquet.variable.scale.decimal.mode'] as string).toLowerCase() === 'double'
           ? { mode: 'double' }
           : { mode: 'decimal', scale: v['parquet.variable.scale.decimal.scale'] as number },
     },
-    compatibility: v['schema.compatibility'] as Compatibility,
+    compatibility: canonical(COMPATIBILITIES, v['schema.compatibility'] as string),
     padWidth: v['filename.offset.zero.pad.width'] as number,
     storeKeys: v['store.kafka.keys'] as boolean,
     storeHeaders: v['store.kafka.headers'] as boolean,
@@ -373,8 +425,25 @@ export function toSinkConfig(v: Readonly<Record<string, unknown>>): ParquetSinkC
 
 /** Cross-field checks, one error per offending key (the connector's validate()). */
 export function validateSinkConfig(v: Readonly<Record<string, unknown>>): ConfigError[] {
-  const errors: ConfigError[] = [];
+  const errors: ConfigError[] = [...unsupportedKeyErrors(v)];
   const url = v['store.url'] as string;
+  errors.push(...validateS3Config(v, url.startsWith('file:')));
+  if ((v['s3.compression.type'] as string).toLowerCase() !== 'none') {
+    errors.push({
+      key: 's3.compression.type',
+      value: v['s3.compression.type'],
+      message: `not supported: s3.compression.type=${v['s3.compression.type']} with ParquetFormat; Parquet compresses inside the file: use parquet.codec`,
+    });
+  }
+  const fileDelim = v['file.delim'] as string;
+  const dirDelim = v['directory.delim'] as string;
+  if (fileDelim.includes(dirDelim) || dirDelim.includes(fileDelim)) {
+    errors.push({
+      key: 'file.delim',
+      value: fileDelim,
+      message: `must not contain directory.delim ('${dirDelim}') nor be contained in it, or file names could not be told from folders`,
+    });
+  }
   if (!url.startsWith('file:') && !(v['s3.bucket.name'] as string)) {
     errors.push({
       key: 's3.bucket.name',

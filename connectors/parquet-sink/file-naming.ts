@@ -1,14 +1,38 @@
 /**
- * Object names: `<topics.dir>/<topic>/<encoded partition>/<topic>+<kafka partition>+<start offset>.parquet`,
- * the layout of Confluent's S3 sink, so existing readers and Hive-style table
- * definitions find the files. The start offset is zero-padded to
- * `filename.offset.zero.pad.width` digits so names sort in offset order.
+ * Object names, as Confluent's S3 sink writes them:
  *
- * Kafka topic names cannot contain '+' ([a-zA-Z0-9._-]), so a name parses from its
- * end without ambiguity.
+ *   <topics.dir>/<topic>/<encoded partition>/<topic>+<kafka partition>+<start offset><ext>
+ *
+ * where '/' is `directory.delim`, '+' is `file.delim`, the start offset is zero-padded to
+ * `filename.offset.zero.pad.width` digits (so names sort in offset order) and <ext> is
+ * Confluent's ParquetFormat extension for the codec: parquet-mr's codec extension
+ * before `.parquet` (`.snappy.parquet`, `.gz.parquet`, `.zstd.parquet`; `.parquet`
+ * uncompressed). Existing readers and Hive-style table definitions find the files, and
+ * a bucket Confluent's connector wrote is resumed in place.
+ *
+ * Names this sink wrote before it followed Confluent's extensions end in `.parquet`
+ * whatever the codec. parseFileName() reads both forms, and recovery replays an
+ * interrupted group under the extension its files already have (recovery.ts), so
+ * upgrading never leaves one group's files under two names.
+ *
+ * Topic names cannot contain '+' ([a-zA-Z0-9._-]) and partitions and offsets are
+ * digits, so a name parses from its end without ambiguity for any delimiter.
  */
+import type { ParquetCodec } from './codecs.ts';
 
 export const PARQUET_EXTENSION = '.parquet';
+
+/** parquet-mr's CompressionCodecName extensions, as Confluent's ParquetFormat uses them. */
+const CODEC_EXTENSIONS: Record<ParquetCodec, string> = {
+  none: '',
+  snappy: '.snappy',
+  gzip: '.gz',
+  zstd: '.zstd',
+};
+
+export function parquetExtension(codec: ParquetCodec): string {
+  return `${CODEC_EXTENSIONS[codec]}${PARQUET_EXTENSION}`;
+}
 
 export interface FileCoordinates {
   topic: string;
@@ -16,8 +40,17 @@ export interface FileCoordinates {
   startOffset: number;
 }
 
-export function fileName(c: FileCoordinates, padWidth: number): string {
-  return `${c.topic}+${c.kafkaPartition}+${String(c.startOffset).padStart(padWidth, '0')}${PARQUET_EXTENSION}`;
+export interface NameFormat {
+  padWidth: number;
+  /** file.delim */
+  delim: string;
+  /** With its dot: `.snappy.parquet`. */
+  extension: string;
+}
+
+export function fileName(c: FileCoordinates, f: NameFormat): string {
+  const offset = String(c.startOffset).padStart(f.padWidth, '0');
+  return `${c.topic}${f.delim}${c.kafkaPartition}${f.delim}${offset}${f.extension}`;
 }
 
 export function objectKey(
@@ -25,21 +58,63 @@ export function objectKey(
   topic: string,
   encodedPartition: string,
   name: string,
+  dirDelim = '/',
 ): string {
-  return [topicsDir, topic, encodedPartition, name].filter((p) => p !== '').join('/');
+  return [topicsDir, topic, encodedPartition, name].filter((p) => p !== '').join(dirDelim);
 }
 
-/** The folder under which every file of a topic lives (recovery lists it). */
-export function topicPrefix(topicsDir: string, topic: string): string {
-  return `${[topicsDir, topic].filter((p) => p !== '').join('/')}/`;
+/** The prefix under which every file of a topic lives (recovery lists it). */
+export function topicPrefix(topicsDir: string, topic: string, dirDelim = '/'): string {
+  return `${[topicsDir, topic].filter((p) => p !== '').join(dirDelim)}${dirDelim}`;
 }
 
-/** Parse the last path segment of an object key; undefined for foreign files. */
-export function parseFileName(key: string): FileCoordinates | undefined {
-  const base = key.slice(key.lastIndexOf('/') + 1);
-  const m = /^(.+)\+(\d+)\+(\d+)\.parquet$/.exec(base);
+export interface ParsedName extends FileCoordinates {
+  extension: string;
+}
+
+/** file.delim and directory.delim. */
+export interface Delimiters {
+  delim: string;
+  dirDelim: string;
+}
+
+export const DEFAULT_DELIMITERS: Delimiters = { delim: '+', dirDelim: '/' };
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const patterns = new Map<string, RegExp>();
+
+/**
+ * Parse an object key written for `topic` (or for any topic when not given, the name
+ * then being what follows the last directory delimiter); undefined for foreign files.
+ * Any `.<codec>.parquet` or plain `.parquet` extension is read. With the topic known
+ * the name is matched as a whole key suffix, so a directory delimiter that also occurs
+ * in topic names (directory.delim=_ and a topic my_orders) still parses.
+ */
+export function parseFileName(
+  key: string,
+  d: Delimiters = DEFAULT_DELIMITERS,
+  topic?: string,
+): ParsedName | undefined {
+  const id = `${d.delim}\u0000${d.dirDelim}\u0000${topic ?? ''}`;
+  let re = patterns.get(id);
+  if (re === undefined) {
+    const fd = escapeRegExp(d.delim);
+    const name =
+      topic === undefined ? `([^${escapeRegExp(d.dirDelim)}]+?)` : `(${escapeRegExp(topic)})`;
+    re = new RegExp(
+      `(?:^|${escapeRegExp(d.dirDelim)})${name}${fd}(\\d+)${fd}(\\d+)((?:\\.[a-z0-9]+)?\\.parquet)$`,
+    );
+    if (patterns.size > 1000) patterns.clear();
+    patterns.set(id, re);
+  }
+  const m = re.exec(key);
   if (!m) return undefined;
   const startOffset = Number(m[3]);
   if (!Number.isSafeInteger(startOffset)) return undefined;
-  return { topic: m[1] as string, kafkaPartition: Number(m[2]), startOffset };
+  return {
+    topic: m[1] as string,
+    kafkaPartition: Number(m[2]),
+    startOffset,
+    extension: m[4] as string,
+  };
 }

@@ -1,6 +1,23 @@
 /**
  * Plugin entry: the Parquet sink (local folder or S3), answering to Confluent's
  * S3 sink class name so existing connector configs run unchanged.
+ *
+ * Confluent parity: every key of Confluent's S3 sink is implemented with its semantics
+ * (config.ts, s3-config.ts: encryption, ACL, tagging, proxy, credentials providers,
+ * Confluent's file names and delimiters) or refused by name (unsupported-keys.ts).
+ * What it does not do, and refuses when asked:
+ *   - formats other than Parquet (JsonFormat, AvroFormat, ByteArrayFormat and their
+ *     avro.*, json.*, format.bytearray.* keys, s3.compression.type=gzip);
+ *   - keys and headers in files of their own (keys.format.class, headers.format.class):
+ *     store.kafka.keys/headers write columns of the value file instead;
+ *   - tombstones in a folder of their own (tombstone.encoded.partition);
+ *   - Hive integration, HDFS storage, Content-MD5 digests (s3.send.digest), schema-name
+ *     folders (s3.schema.partition.affix.type), max.write.duration.ms;
+ *   - parquet.codec lzo, brotli, lz4 and lz4_raw;
+ *   - credential providers without an SDK v3 counterpart (Java system properties,
+ *     custom classes).
+ * Accepted with nothing to do here, as documented per key: s3.elastic.buffer.*,
+ * schemas.cache.config, enable.conditional.writes (replays rewrite identical objects).
  */
 import { definePlugins } from '../../src/connect/api/index.ts';
 import { parquetSinkConfigDefs } from './config.ts';

@@ -13,12 +13,19 @@
  * later (network, throttling, 5xx), so the task can retry or fail with the message.
  */
 
+/** What a file holds, for stores that label objects (S3's s3.object.tagging). */
+export interface ObjectInfo {
+  startOffset: number;
+  endOffset: number;
+  recordCount: number;
+}
+
 export interface ObjectStore {
   /** For messages: `file:///data/lake` or `s3://bucket (endpoint ...)`. */
   readonly description: string;
   /** Fail early with a clear message when the destination is unusable (no bucket, no access). */
   check(): Promise<void>;
-  put(key: string, bytes: Uint8Array): Promise<void>;
+  put(key: string, bytes: Uint8Array, info?: ObjectInfo): Promise<void>;
   /** Keys under a prefix (recursively), in lexicographic order. */
   list(prefix: string): Promise<string[]>;
   /** The last `length` bytes of an object (all of it when shorter). */

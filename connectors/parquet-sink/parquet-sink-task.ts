@@ -9,7 +9,8 @@
  *             background. An empty put (the runner's call when no records came) closes
  *             groups whose rotate.schedule.interval.ms boundary passed. A transient
  *             store failure is a RetriableException from the next put (the runner
- *             redelivers the batch, which the writer de-duplicates by offset), a
+ *             redelivers the batch after retry.backoff.ms, which the writer
+ *             de-duplicates by offset), a
  *             permanent one fails the task. A record that cannot be written fails it
  *             too, or with errors.tolerance=all goes to the errant record reporter
  *             (the dead letter queue) and is skipped
@@ -40,6 +41,7 @@ import { PARQUET_SINK_VERSION } from './version.ts';
 export class ParquetSinkTask implements SinkTask {
   private writer: ParquetSinkWriter | undefined;
   private context: SinkTaskContext | undefined;
+  private retryBackoffMs = 0;
 
   version(): string {
     return PARQUET_SINK_VERSION;
@@ -52,6 +54,7 @@ export class ParquetSinkTask implements SinkTask {
       throw new ConnectException(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
     }
     const settings = toSinkConfig(parsed.values);
+    this.retryBackoffMs = settings.retryBackoffMs;
     const store = createStore(settings.store);
     try {
       await store.check();
@@ -80,7 +83,14 @@ export class ParquetSinkTask implements SinkTask {
   }
 
   async put(records: readonly SinkRecord[]): Promise<void> {
-    await this.started().put(records);
+    try {
+      await this.started().put(records);
+    } catch (e) {
+      // retry.backoff.ms, as Confluent's task asks: the runner waits that long before
+      // handing the batch again.
+      if (errorKind(e) === 'retriable') this.context?.timeout(this.retryBackoffMs);
+      throw e;
+    }
   }
 
   async preCommit(

@@ -66,6 +66,8 @@ export function partitionerKind(className: string): PartitionerKind {
 export interface PartitionerSettings extends Omit<TimeBasedSettings, 'pathFormat' | 'durationMs'> {
   className: string;
   fieldNames: readonly string[];
+  /** directory.delim: between the Field partitioner's levels ('/' when absent). */
+  dirDelim?: string;
   pathFormat: string;
   durationMs: number;
 }
@@ -75,7 +77,7 @@ export function createPartitioner(s: PartitionerSettings, clock: Clock): Partiti
     case 'default':
       return new DefaultPartitioner();
     case 'field':
-      return new FieldPartitioner(s.fieldNames);
+      return new FieldPartitioner(s.fieldNames, s.dirDelim);
     case 'daily':
       return new TimeBasedPartitioner(
         { ...s, pathFormat: "'year'=YYYY/'month'=MM/'day'=dd", durationMs: 86_400_000 },
@@ -114,7 +116,10 @@ export class DefaultPartitioner implements Partitioner {
 }
 
 export class FieldPartitioner implements Partitioner {
-  constructor(private readonly fieldNames: readonly string[]) {
+  constructor(
+    private readonly fieldNames: readonly string[],
+    private readonly dirDelim = '/',
+  ) {
     if (fieldNames.length === 0) {
       throw new PartitionerError('FieldPartitioner needs partition.field.name');
     }
@@ -122,7 +127,7 @@ export class FieldPartitioner implements Partitioner {
   encodePartition(record: SinkRecord): string {
     return this.fieldNames
       .map((name) => `${name}=${hiveEscape(fieldValue(record, name))}`)
-      .join('/');
+      .join(this.dirDelim);
   }
   recordTime(record: SinkRecord): number | undefined {
     return record.timestamp ?? undefined;

@@ -14,9 +14,21 @@
  * group is complete: resume at E + 1. Otherwise a crash cut the group short: resume
  * at G and close the replayed group exactly at E (`pendingBoundary`), which rewrites
  * the same files, with the same names and bytes, even when the original boundary came
- * from the wall clock (rotate.schedule.interval.ms) or memory pressure.
+ * from the wall clock (rotate.schedule.interval.ms) or memory pressure. The replay
+ * keeps the file extension the group's files have (`extension`), so files written
+ * before the sink used Confluent's codec extensions are rewritten under their names.
+ *
+ * A bucket Confluent's connector wrote: its files have Confluent's names but none of
+ * these footer keys, and nothing in them records where a file ends. When the newest
+ * file is such a file, recovery does not seek: consumption resumes at the connector's
+ * committed offset, exactly where Confluent's connector would resume (same connector
+ * name, same consumer group). With one file per rotation (the Default partitioner)
+ * the newest file holds every record from its start offset on, so records below
+ * start + its row count are in the bucket already: they are skipped (`skipBelow`) even
+ * if the consumer starts earlier (a new connector name, a reset group). With other
+ * partitioners files of one rotation interleave, and only the committed offset tells.
  */
-import { parseFileName, topicPrefix } from './file-naming.ts';
+import { DEFAULT_DELIMITERS, type Delimiters, parseFileName, topicPrefix } from './file-naming.ts';
 import { FOOTER_TAIL_GUESS, footerLength, readFooter } from './footer-reader.ts';
 import type { ObjectStore } from './object-store.ts';
 
@@ -51,6 +63,20 @@ export interface RecoveredPosition {
   pendingBoundary?: number;
   /** The newest group as its footer describes it. */
   lastGroup: GroupMetadata;
+  /** The extension of the newest group's files (`.snappy.parquet`, or `.parquet`). */
+  extension: string;
+}
+
+/** The newest file was written by Confluent's connector (no group footer). */
+export interface ForeignPosition {
+  foreign: string;
+  /** Offsets below this are in the bucket already; undefined when that is unknown. */
+  skipBelow?: number;
+}
+
+export interface RecoveryOptions extends Delimiters {
+  /** One file per rotation (the Default partitioner), which makes skipBelow exact. */
+  oneFilePerGroup: boolean;
 }
 
 export class RecoveryError extends Error {
@@ -63,29 +89,49 @@ export async function recoverPosition(
   topicsDir: string,
   topic: string,
   partition: number,
-): Promise<RecoveredPosition | undefined> {
-  const files = (await store.list(topicPrefix(topicsDir, topic)))
-    .map((key) => ({ key, coords: parseFileName(key) }))
+  o: RecoveryOptions = { ...DEFAULT_DELIMITERS, oneFilePerGroup: true },
+): Promise<RecoveredPosition | ForeignPosition | undefined> {
+  const files = (await store.list(topicPrefix(topicsDir, topic, o.dirDelim)))
+    .map((key) => ({ key, coords: parseFileName(key, o, topic) }))
     .filter((f) => f.coords?.topic === topic && f.coords.kafkaPartition === partition);
   if (files.length === 0) return undefined;
   let newest = files[0] as (typeof files)[number];
   for (const f of files) {
     if ((f.coords?.startOffset ?? -1) > (newest.coords?.startOffset ?? -1)) newest = f;
   }
-  const group = await readGroup(store, newest.key);
+  const footer = await readTailFooter(store, newest.key);
+  if (!footer.kv.has(KV_GROUP_START)) {
+    const start = newest.coords?.startOffset as number;
+    return o.oneFilePerGroup
+      ? { foreign: newest.key, skipBelow: start + Number(footer.numRows) }
+      : { foreign: newest.key };
+  }
+  const group = groupOf(store, newest.key, footer.kv);
   const members = files.filter((f) => {
     const start = f.coords?.startOffset ?? -1;
     return start >= group.start && start <= group.end;
   }).length;
-  if (members >= group.files) return { nextOffset: group.end + 1, lastGroup: group };
-  return { nextOffset: group.start, pendingBoundary: group.end, lastGroup: group };
+  const extension = newest.coords?.extension as string;
+  if (members >= group.files) return { nextOffset: group.end + 1, lastGroup: group, extension };
+  return { nextOffset: group.start, pendingBoundary: group.end, lastGroup: group, extension };
 }
 
-export async function readGroup(store: ObjectStore, key: string): Promise<GroupMetadata> {
+export function isForeign(p: RecoveredPosition | ForeignPosition): p is ForeignPosition {
+  return 'foreign' in p;
+}
+
+async function readTailFooter(store: ObjectStore, key: string) {
   let tail = await store.readTail(key, FOOTER_TAIL_GUESS);
   const needed = footerLength(tail) + 8;
   if (needed > tail.length) tail = await store.readTail(key, needed);
-  const kv = readFooter(tail).kv;
+  return readFooter(tail);
+}
+
+export async function readGroup(store: ObjectStore, key: string): Promise<GroupMetadata> {
+  return groupOf(store, key, (await readTailFooter(store, key)).kv);
+}
+
+function groupOf(store: ObjectStore, key: string, kv: Map<string, string>): GroupMetadata {
   const number = (k: string): number => {
     const v = Number(kv.get(k));
     if (!kv.has(k) || !Number.isSafeInteger(v)) {

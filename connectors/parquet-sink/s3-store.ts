@@ -14,7 +14,18 @@
  * names the bucket, the key and S3's error code.
  *
  * Credentials come from the SDK's default chain (env, shared config/credentials files,
- * SSO, web identity, ECS/EC2 metadata) unless given explicitly.
+ * SSO, web identity, ECS/EC2 metadata) unless given explicitly or named by
+ * s3.credentials.provider.class (s3-credentials.ts).
+ *
+ * Security features (s3-config.ts): server-side encryption headers and the canned ACL
+ * go on PutObject and CreateMultipartUpload; SSE-C's key and its MD5 also on each
+ * UploadPart and on every GetObject (recovery reads footers, and S3 refuses to read an
+ * SSE-C object without its key). s3.http.send.expect.continue sends Expect: 100-continue
+ * on every request with a body, except through a proxy to an http:// endpoint (see the
+ * constructor). Tagging is a PutObjectTagging after the object is
+ * written, as Confluent does, so s3.object.behavior.on.tagging.error=ignore can keep a
+ * file whose tags S3 refused: the file is durable either way. A proxy replaces the
+ * SDK's agents with HTTP(S) proxy agents; every request goes through it.
  */
 import {
   AbortMultipartUploadCommand,
@@ -23,11 +34,19 @@ import {
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
+  PutObjectTaggingCommand,
   S3Client,
   type S3ClientConfig,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { type ObjectStore, StoreError } from './object-store.ts';
+import { HttpProxyAgent } from 'http-proxy-agent';
+import { HttpsProxyAgent } from 'https-proxy-agent';
+import { getLogger } from '../../src/connect/api/index.ts';
+import { type ObjectInfo, type ObjectStore, StoreError } from './object-store.ts';
+import type { S3Features, SseSettings } from './s3-config.ts';
+import { credentialsProvider } from './s3-credentials.ts';
+
+const log = getLogger('connectors.parquet-sink');
 
 export interface S3StoreSettings {
   bucket: string;
@@ -39,6 +58,8 @@ export interface S3StoreSettings {
   retries: number;
   backoffMs: number;
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Encryption, ACL, tagging, proxy, credentials provider; none of them when absent. */
+  features?: S3Features;
   /** Injected for tests: how to wait between retries. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -59,17 +80,41 @@ export class S3Store implements ObjectStore {
   readonly description: string;
   private readonly client: S3Client;
   private readonly sleep: (ms: number) => Promise<void>;
+  /** SSE and ACL headers of PutObject and CreateMultipartUpload. */
+  private readonly writeParams: Record<string, string>;
+  /** SSE-C's key headers, for UploadPart and GetObject too. */
+  private readonly customerKey: Record<string, string>;
 
   constructor(private readonly s: S3StoreSettings) {
     this.description = `s3://${s.bucket}${s.endpoint ? ` at ${s.endpoint}` : ''} (region ${s.region})`;
+    const f = s.features;
     const config: S3ClientConfig = {
       region: s.region,
-      forcePathStyle: s.pathStyle,
+      // Transfer Acceleration exists only for virtual-hosted addressing.
+      forcePathStyle: s.pathStyle && !f?.accelerate,
       maxAttempts: 1,
+      // http-proxy-agent writes a request's headers again after a 100 Continue, which
+      // breaks it, so through a proxy to an http:// endpoint no Expect is sent (https
+      // endpoints go through a CONNECT tunnel and keep it).
+      expectContinueHeader:
+        (f?.expectContinue ?? true) && !(f?.proxy && s.endpoint.startsWith('http:')),
     };
     if (s.endpoint) config.endpoint = s.endpoint;
+    if (f?.accelerate) config.useAccelerateEndpoint = true;
     if (s.credentials) config.credentials = s.credentials;
+    else if (f && f.credentials.kind !== 'default') {
+      config.credentials = credentialsProvider(f.credentials, s.region);
+    }
+    if (f?.proxy) {
+      const url = proxyUrl(f.proxy);
+      config.requestHandler = {
+        httpAgent: new HttpProxyAgent(url, { keepAlive: true }),
+        httpsAgent: new HttpsProxyAgent(url, { keepAlive: true }),
+      };
+    }
     this.client = new S3Client(config);
+    this.writeParams = writeParams(f);
+    this.customerKey = customerKeyParams(f?.sse);
     this.sleep = s.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
@@ -86,19 +131,61 @@ export class S3Store implements ObjectStore {
     );
   }
 
-  async put(key: string, bytes: Uint8Array): Promise<void> {
+  async put(key: string, bytes: Uint8Array, info?: ObjectInfo): Promise<void> {
     if (bytes.byteLength <= this.s.partSize) {
       await this.call('write', key, () =>
-        this.client.send(new PutObjectCommand({ Bucket: this.s.bucket, Key: key, Body: bytes })),
+        this.client.send(
+          new PutObjectCommand({
+            Bucket: this.s.bucket,
+            Key: key,
+            Body: bytes,
+            ...this.writeParams,
+          }),
+        ),
       );
-      return;
+    } else {
+      await this.putMultipart(key, bytes);
     }
-    await this.putMultipart(key, bytes);
+    const tagging = this.s.features?.tagging;
+    if (tagging && info) await this.tag(key, info, tagging);
+  }
+
+  /** Confluent's tags (TopicPartitionWriter.tagFile) plus the configured extras. */
+  private async tag(
+    key: string,
+    info: ObjectInfo,
+    tagging: NonNullable<S3Features['tagging']>,
+  ): Promise<void> {
+    const tags: Record<string, string> = {
+      startOffset: String(info.startOffset),
+      endOffset: String(info.endOffset),
+      recordCount: String(info.recordCount),
+      ...tagging.extra,
+    };
+    try {
+      await this.call('tag', key, () =>
+        this.client.send(
+          new PutObjectTaggingCommand({
+            Bucket: this.s.bucket,
+            Key: key,
+            Tagging: { TagSet: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) },
+          }),
+        ),
+      );
+    } catch (e) {
+      if (tagging.onError === 'fail') throw e;
+      log.warn(
+        { file: key, error: (e as Error).message },
+        `cannot tag ${key} (s3.object.behavior.on.tagging.error=ignore): ${(e as Error).message}`,
+      );
+    }
   }
 
   private async putMultipart(key: string, bytes: Uint8Array): Promise<void> {
     const created = await this.call('start a multipart upload of', key, () =>
-      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.s.bucket, Key: key })),
+      this.client.send(
+        new CreateMultipartUploadCommand({ Bucket: this.s.bucket, Key: key, ...this.writeParams }),
+      ),
     );
     const uploadId = created.UploadId as string;
     try {
@@ -113,6 +200,7 @@ export class S3Store implements ObjectStore {
               UploadId: uploadId,
               PartNumber: n,
               Body: body,
+              ...this.customerKey,
             }),
           ),
         );
@@ -172,7 +260,12 @@ export class S3Store implements ObjectStore {
   private async read(key: string, range: string | undefined): Promise<Uint8Array> {
     return this.call('read', key, async () => {
       const out = await this.client.send(
-        new GetObjectCommand({ Bucket: this.s.bucket, Key: key, Range: range }),
+        new GetObjectCommand({
+          Bucket: this.s.bucket,
+          Key: key,
+          Range: range,
+          ...this.customerKey,
+        }),
       );
       return (await out.Body?.transformToByteArray()) ?? new Uint8Array();
     });
@@ -204,6 +297,32 @@ export class S3Store implements ObjectStore {
       }
     }
   }
+}
+
+function writeParams(f: S3Features | undefined): Record<string, string> {
+  const params: Record<string, string> = { ...customerKeyParams(f?.sse) };
+  if (f?.sse.kind === 's3') params.ServerSideEncryption = 'AES256';
+  if (f?.sse.kind === 'kms') {
+    params.ServerSideEncryption = f.sse.algorithm;
+    if (f.sse.keyId) params.SSEKMSKeyId = f.sse.keyId;
+  }
+  if (f?.cannedAcl) params.ACL = f.cannedAcl;
+  return params;
+}
+
+/** The SDK adds the key's MD5 (x-amz-server-side-encryption-customer-key-md5) itself. */
+function customerKeyParams(sse: SseSettings | undefined): Record<string, string> {
+  return sse?.kind === 'customer'
+    ? { SSECustomerAlgorithm: 'AES256', SSECustomerKey: sse.key }
+    : {};
+}
+
+/** The proxy URL with s3.proxy.user and s3.proxy.password over any credentials in it. */
+function proxyUrl(p: NonNullable<S3Features['proxy']>): string {
+  const url = new URL(p.url);
+  if (p.user !== undefined) url.username = p.user;
+  if (p.password !== undefined) url.password = p.password;
+  return url.toString();
 }
 
 function isTransient(e: unknown): boolean {

@@ -27,11 +27,14 @@
  * runner's errant record reporter, there when errors.tolerance=all), put() reports it
  * instead, skips it, and returns only once every report of the batch is done, so the
  * runner never commits past a record that reached neither a file nor the dead letter
- * queue. behavior.on.null.values=fail stays a failure: it is a ConnectException.
+ * queue. behavior.on.null.values=fail stays a failure: it is a ConnectException. A
+ * null skipped under behavior.on.null.values=ignore is reported too, with Confluent's
+ * report.null.values.to.dlq (on by default), once: not again when redelivered.
  */
 import {
   type Clock,
   ConnectException,
+  DataException,
   errorKind,
   RetriableException,
   type SinkRecord,
@@ -41,10 +44,10 @@ import {
 } from '../../src/connect/api/index.ts';
 import type { ParquetSinkConfig } from './config.ts';
 import { type EncoderPlacement, FileEncoder } from './file-encoder.ts';
-import { topicPrefix } from './file-naming.ts';
+import { parquetExtension, topicPrefix } from './file-naming.ts';
 import { type ObjectStore, StoreError } from './object-store.ts';
-import { createPartitioner } from './partitioner.ts';
-import { recoverPosition } from './recovery.ts';
+import { createPartitioner, partitionerKind } from './partitioner.ts';
+import { isForeign, recoverPosition } from './recovery.ts';
 import { TopicPartitionWriter } from './topic-partition-writer.ts';
 
 const CHECK_EVERY = 1000;
@@ -84,19 +87,25 @@ export class ParquetSinkWriter {
       const writer = this.writerFor(tp.topic, tp.partition);
       // Recovery reads the store, and discardIncomplete needs no write in flight.
       await writer.idle();
+      const c = this.config;
       const position = await this.storeCall(() =>
-        recoverPosition(this.store, this.config.topicsDir, tp.topic, tp.partition),
+        recoverPosition(this.store, c.topicsDir, tp.topic, tp.partition, {
+          delim: c.fileDelim,
+          dirDelim: c.dirDelim,
+          oneFilePerGroup: partitionerKind(c.partitioner.className) === 'default',
+        }),
       );
       writer.resumeAt(position);
       // Temporaries of writes a crash interrupted; the replay writes those files again.
       await this.storeCall(
         async () =>
           await this.store.discardIncomplete?.(
-            topicPrefix(this.config.topicsDir, tp.topic),
-            `${tp.topic}+${tp.partition}+`,
+            topicPrefix(c.topicsDir, tp.topic, c.dirDelim),
+            `${tp.topic}${c.fileDelim}${tp.partition}${c.fileDelim}`,
           ),
       );
-      if (position)
+      // A Confluent-written partition resumes at its committed offset (recovery.ts).
+      if (position && !isForeign(position))
         seeks.push({ topic: tp.topic, partition: tp.partition, offset: position.nextOffset });
     }
     // Large files will come: load the encoder thread while the first one fills.
@@ -130,7 +139,10 @@ export class ParquetSinkWriter {
           : this.writerFor(record.topic, record.kafkaPartition);
       last = w;
       try {
-        w.append(record);
+        // Confluent's report.null.values.to.dlq: a skipped null goes to the DLQ too.
+        if (w.append(record) === 'null-ignored' && report && this.config.reportNullsToDlq) {
+          reports.push(report(record, new DataException('Skipping null value record.')));
+        }
       } catch (e) {
         if (report === undefined || errorKind(e) !== 'data') throw e;
         w.skip(record);
@@ -219,6 +231,13 @@ export class ParquetSinkWriter {
         {
           topicsDir: c.topicsDir,
           padWidth: c.padWidth,
+          fileDelim: c.fileDelim,
+          dirDelim: c.dirDelim,
+          extension: parquetExtension(c.codec),
+          rotateOnPartitionChange:
+            c.rotateOnPartitionChange &&
+            c.rotateIntervalMs > 0 &&
+            ['time', 'daily', 'hourly'].includes(partitionerKind(c.partitioner.className)),
           codec: c.codec,
           flushSize: c.flushSize,
           rotateIntervalMs: c.rotateIntervalMs,
@@ -230,7 +249,7 @@ export class ParquetSinkWriter {
           storeHeaders: c.storeHeaders,
           uploadConcurrency: UPLOAD_CONCURRENCY,
         },
-        createPartitioner(c.partitioner, this.clock),
+        createPartitioner({ ...c.partitioner, dirDelim: c.dirDelim }, this.clock),
         this.store,
         this.clock,
         this.encoder,

@@ -14,9 +14,12 @@
  *   3. rotate.schedule.interval.ms: the task clock passed the next boundary aligned to
  *      multiples of the interval (UTC) -> close before this record; tick() does the
  *      same for idle partitions;
- *   4. a schema change the open files cannot absorb (schema-evolution.ts);
- *   5. flush.size records in the group -> close after this record.
- * 1, 2, 4 and 5 depend only on the records, so a replay cuts the same groups. 3 and
+ *   4. rotate.file.on.partition.change (with rotate.interval.ms and a time-based
+ *      partitioner, as Confluent honours it): the record goes to another folder than
+ *      the record before it -> close before this record;
+ *   5. a schema change the open files cannot absorb (schema-evolution.ts);
+ *   6. flush.size records in the group -> close after this record.
+ * 1, 2, 4, 5 and 6 depend only on the records, so a replay cuts the same groups. 3 and
  * early flushes under memory pressure (closeGroup from the task) depend on timing;
  * their boundaries are in the footers, and recovery replays an interrupted group to
  * the same boundary. Not exactly-once, by design: (a) a crash while replaying such a
@@ -62,9 +65,15 @@ import type { SemanticTypes } from './debezium-types.ts';
 import type { FileEncoder } from './file-encoder.ts';
 import { fileName, objectKey } from './file-naming.ts';
 import { kafkaColumns, kafkaColumnValues } from './kafka-columns.ts';
-import type { ObjectStore } from './object-store.ts';
+import type { ObjectInfo, ObjectStore } from './object-store.ts';
 import { type Partitioner, PartitionerError } from './partitioner.ts';
-import { type GroupMetadata, groupKv, type RecoveredPosition } from './recovery.ts';
+import {
+  type ForeignPosition,
+  type GroupMetadata,
+  groupKv,
+  isForeign,
+  type RecoveredPosition,
+} from './recovery.ts';
 import { RowBuffer } from './row-buffer.ts';
 import { type Compatibility, evolve } from './schema-evolution.ts';
 import { InferenceError, inferSchema, matchesInference } from './schema-inference.ts';
@@ -81,6 +90,17 @@ export type NullBehavior = 'fail' | 'ignore' | 'write';
 export interface WriterSettings {
   topicsDir: string;
   padWidth: number;
+  /** file.delim and directory.delim ('+' and '/' when absent). */
+  fileDelim?: string;
+  dirDelim?: string;
+  /** File name extension (file-naming.ts: `.snappy.parquet` for snappy). */
+  extension: string;
+  /**
+   * rotate.file.on.partition.change, already limited to where Confluent honours it
+   * (rotate.interval.ms > 0 and a time-based partitioner): close the group when a
+   * record goes to another folder than the record before it.
+   */
+  rotateOnPartitionChange?: boolean;
   codec: ParquetCodec;
   flushSize: number;
   /** <= 0: off. */
@@ -100,11 +120,16 @@ export interface WriterSettings {
 interface OpenFile {
   encodedPartition: string;
   startOffset: number;
+  lastOffset: number;
   buffer: RowBuffer;
 }
 
+/** What append() did with a record. */
+export type Appended = 'buffered' | 'null-ignored' | 'redelivered';
+
 interface ClosedFile {
   key: string;
+  info: ObjectInfo;
   encoded: Promise<Uint8Array>;
   rows: number;
   /** The buffered rows' estimate until encoded, then the file's size (memory cap). */
@@ -129,6 +154,12 @@ export class TopicPartitionWriter {
   /** The last schema inferred for a schemaless value, reused while values match it. */
   private lastInferred: Schema | undefined;
   private lastOffset = -1;
+  /** The folder of the last record buffered, for rotateOnPartitionChange. */
+  private lastEncoded: string | undefined;
+  /** The extension of the open group's files (a replayed group keeps its files'). */
+  private groupExtension: string;
+  /** The extension of the incomplete group recovery found, for its replay. */
+  private replayExtension: string | undefined;
   private durableNext: number | undefined;
   private pendingBoundary: number | undefined;
   private nextScheduledRotation = Number.POSITIVE_INFINITY;
@@ -153,18 +184,22 @@ export class TopicPartitionWriter {
     private readonly onDurable: () => void = () => undefined,
   ) {
     this.extraColumns = kafkaColumns(s);
+    this.groupExtension = s.extension;
   }
 
   /**
    * Start from a position recovered from the store (or from the consumer's). Only
    * with no upload running (idle()): what was closed before is dropped.
    */
-  resumeAt(position: RecoveredPosition | undefined): void {
+  resumeAt(position: RecoveredPosition | ForeignPosition | undefined): void {
     this.reset();
     this.pending.length = 0;
     this.failure = undefined;
-    if (position === undefined) {
-      this.lastOffset = -1;
+    this.replayExtension = undefined;
+    this.lastEncoded = undefined;
+    if (position === undefined || isForeign(position)) {
+      // A Confluent-written newest file: no seek; what is known to be there is skipped.
+      this.lastOffset = position?.skipBelow !== undefined ? position.skipBelow - 1 : -1;
       this.durableNext = undefined;
       this.pendingBoundary = undefined;
       return;
@@ -172,6 +207,7 @@ export class TopicPartitionWriter {
     this.lastOffset = position.nextOffset - 1;
     this.durableNext = position.nextOffset;
     this.pendingBoundary = position.pendingBoundary;
+    if (position.pendingBoundary !== undefined) this.replayExtension = position.extension;
   }
 
   /** Buffered plus encoded-but-not-uploaded bytes, for the task's memory cap. */
@@ -233,9 +269,9 @@ export class TopicPartitionWriter {
    * the partitioner needs of it) throws a DataException naming it, the task's to fail
    * on or report as errant; other errors pass as they are.
    */
-  append(record: SinkRecord): void {
+  append(record: SinkRecord): Appended {
     try {
-      this.buffer(record);
+      return this.buffer(record);
     } catch (e) {
       if (
         e instanceof PartitionerError ||
@@ -251,9 +287,9 @@ export class TopicPartitionWriter {
     }
   }
 
-  private buffer(record: SinkRecord): void {
+  private buffer(record: SinkRecord): Appended {
     const offset = record.kafkaOffset;
-    if (offset <= this.lastOffset) return; // redelivered after a retriable failure
+    if (offset <= this.lastOffset) return 'redelivered'; // after a retriable failure
     if (this.pendingBoundary !== undefined && offset > this.pendingBoundary) {
       this.closeGroup();
       this.pendingBoundary = undefined;
@@ -282,16 +318,28 @@ export class TopicPartitionWriter {
       }
       if (this.s.nullBehavior === 'ignore') {
         this.consumed(offset);
-        return;
+        return 'null-ignored';
       }
     }
 
     const recordSchema = this.schemaOf(record);
     const encoded = this.partitioner.encodePartition(record);
+    if (
+      this.s.rotateOnPartitionChange &&
+      this.groupStart !== undefined &&
+      this.lastEncoded !== undefined &&
+      encoded !== this.lastEncoded
+    ) {
+      this.closeGroup();
+    }
     this.adoptSchema(recordSchema);
     if (this.groupStart === undefined) {
       this.groupStart = offset;
       this.groupBaseTime = time;
+      this.groupExtension =
+        this.pendingBoundary !== undefined
+          ? (this.replayExtension ?? this.s.extension)
+          : this.s.extension;
       if (this.s.rotateScheduleIntervalMs > 0 && this.pendingBoundary === undefined) {
         const now = this.clock.now();
         const interval = this.s.rotateScheduleIntervalMs;
@@ -303,6 +351,7 @@ export class TopicPartitionWriter {
       file = {
         encodedPartition: encoded,
         startOffset: offset,
+        lastOffset: offset,
         buffer: new RowBuffer(this.parquetSchema as ParquetSchema),
       };
       this.files.set(encoded, file);
@@ -320,9 +369,12 @@ export class TopicPartitionWriter {
         { cause: e },
       );
     }
+    file.lastOffset = offset;
+    this.lastEncoded = encoded;
     this.groupRecords++;
     this.consumed(offset);
     if (this.groupRecords >= this.s.flushSize) this.closeGroup();
+    return 'buffered';
   }
 
   /**
@@ -363,13 +415,24 @@ export class TopicPartitionWriter {
       .map((f): ClosedFile => {
         const name = fileName(
           { topic: this.topic, kafkaPartition: this.partition, startOffset: f.startOffset },
-          this.s.padWidth,
+          {
+            padWidth: this.s.padWidth,
+            delim: this.s.fileDelim ?? '+',
+            extension: this.groupExtension,
+          },
         );
         const estimate = f.buffer.estimatedBytes;
         const rows = f.buffer.rows;
         const file: ClosedFile = {
           rows,
-          key: objectKey(this.s.topicsDir, this.topic, f.encodedPartition, name),
+          info: { startOffset: f.startOffset, endOffset: f.lastOffset, recordCount: rows },
+          key: objectKey(
+            this.s.topicsDir,
+            this.topic,
+            f.encodedPartition,
+            name,
+            this.s.dirDelim ?? '/',
+          ),
           encoded: this.encoder.encode(f.buffer.schema, f.buffer.take(), estimate, {
             codec: this.s.codec,
             kv,
@@ -441,7 +504,7 @@ export class TopicPartitionWriter {
         // is still in flight when the caller retries or gives up.
         const results = await Promise.allSettled(
           todo.slice(i, i + this.s.uploadConcurrency).map(async (f) => {
-            await this.store.put(f.key, await f.encoded);
+            await this.store.put(f.key, await f.encoded, f.info);
             f.done = true;
           }),
         );

@@ -1,34 +1,83 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Schemas } from '../../../src/connect/api/index.ts';
-import { fileName, objectKey, parseFileName } from '../file-naming.ts';
+import {
+  DEFAULT_DELIMITERS,
+  fileName,
+  objectKey,
+  parquetExtension,
+  parseFileName,
+} from '../file-naming.ts';
 import { readFooter } from '../footer-reader.ts';
 import { encodeParquet } from '../parquet-encoder.ts';
 import { RowBuffer } from '../row-buffer.ts';
 import { toParquetSchema } from '../schema-mapping.ts';
 
 describe('file names', () => {
-  it('follow <topics.dir>/<topic>/<partition>/<topic>+<partition>+<padded start offset>.parquet', () => {
-    const name = fileName({ topic: 'shop.public.orders', kafkaPartition: 2, startOffset: 42 }, 10);
+  const snappy = { padWidth: 10, delim: '+', extension: parquetExtension('snappy') };
+
+  it("follow Confluent's <topics.dir>/<topic>/<partition>/<topic>+<partition>+<padded start offset>.snappy.parquet", () => {
+    const name = fileName(
+      { topic: 'shop.public.orders', kafkaPartition: 2, startOffset: 42 },
+      snappy,
+    );
     expect(objectKey('topics', 'shop.public.orders', 'partition=2', name)).toBe(
-      'topics/shop.public.orders/partition=2/shop.public.orders+2+0000000042.parquet',
+      'topics/shop.public.orders/partition=2/shop.public.orders+2+0000000042.snappy.parquet',
     );
   });
 
-  it('parse back to the coordinates they were made from, for any topic and offset', () => {
+  it.each([
+    ['snappy', '.snappy.parquet'],
+    ['gzip', '.gz.parquet'],
+    ['zstd', '.zstd.parquet'],
+    ['none', '.parquet'],
+  ] as const)("carry parquet-mr's extension for parquet.codec=%s: %s", (codec, extension) => {
+    expect(parquetExtension(codec)).toBe(extension);
+  });
+
+  it('use file.delim, directory.delim and filename.offset.zero.pad.width', () => {
+    const name = fileName(
+      { topic: 'my_orders', kafkaPartition: 3, startOffset: 7 },
+      { padWidth: 4, delim: '-', extension: '.parquet' },
+    );
+    const key = objectKey('lake', 'my_orders', 'partition=3', name, '_');
+
+    expect(key).toBe('lake_my_orders_partition=3_my_orders-3-0007.parquet');
+    expect(parseFileName(key, { delim: '-', dirDelim: '_' }, 'my_orders')).toEqual({
+      topic: 'my_orders',
+      kafkaPartition: 3,
+      startOffset: 7,
+      extension: '.parquet',
+    });
+  });
+
+  it('parse back to the coordinates they were made from, for any topic, offset and codec', () => {
     fc.assert(
       fc.property(
         fc.stringMatching(/^[a-zA-Z0-9._-]{1,40}$/),
         fc.nat(1000),
         fc.maxSafeNat(),
         fc.nat(20),
-        (topic, kafkaPartition, startOffset, pad) => {
+        fc.constantFrom('snappy', 'gzip', 'zstd', 'none'),
+        (topic, kafkaPartition, startOffset, padWidth, codec) => {
           const c = { topic, kafkaPartition, startOffset };
-          expect(parseFileName(`a/b=c/${fileName(c, pad)}`)).toEqual(c);
+          const extension = parquetExtension(codec as 'snappy');
+          const key = `a/b=c/${fileName(c, { padWidth, delim: '+', extension })}`;
+          expect(parseFileName(key)).toEqual({ ...c, extension });
+          expect(parseFileName(key, DEFAULT_DELIMITERS, topic)).toEqual({ ...c, extension });
         },
       ),
     );
     expect(parseFileName('topics/t/partition=0/.t+0+1.parquet.123.tmp')).toBeUndefined();
+  });
+
+  it("of this sink's earlier versions (.parquet whatever the codec) still parse", () => {
+    expect(parseFileName('topics/t/partition=0/t+0+0000000010.parquet')).toEqual({
+      topic: 't',
+      kafkaPartition: 0,
+      startOffset: 10,
+      extension: '.parquet',
+    });
   });
 });
 

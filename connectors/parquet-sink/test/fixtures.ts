@@ -97,6 +97,11 @@ export function sinkConfig(
   return {
     store,
     topicsDir: 'topics',
+    fileDelim: '+',
+    dirDelim: '/',
+    retryBackoffMs: 5000,
+    reportNullsToDlq: true,
+    rotateOnPartitionChange: true,
     flushSize: 100,
     rotateIntervalMs: -1,
     rotateScheduleIntervalMs: -1,

@@ -159,8 +159,8 @@ describe('Parquet sink writer on S3 (s3rver)', () => {
     await second.put(orderRecords(ORDERS, 0, 80, 40));
     await second.flushed();
     const keys = await s3Store().list(`${prefix}/`);
-    expect(keys.map((k) => k.slice(-15))).toEqual(
-      ['000000.parquet', '000040.parquet', '000080.parquet'].map((s) => `0${s}`),
+    expect(keys.map((k) => k.slice(-22))).toEqual(
+      ['000000', '000040', '000080'].map((s) => `0${s}.snappy.parquet`),
     );
   });
 

@@ -68,8 +68,8 @@ describe('Parquet sink writer on a local folder', () => {
     await w.flushed();
 
     expect(readdirSync(join(dir, 'lake/topics', ORDERS, 'partition=0')).sort()).toEqual([
-      `${ORDERS}+0+0000000000.parquet`,
-      `${ORDERS}+0+0000000100.parquet`,
+      `${ORDERS}+0+0000000000.snappy.parquet`,
+      `${ORDERS}+0+0000000100.snappy.parquet`,
     ]);
     const [agg] = await query(
       `SELECT count(*) AS n, sum(id) AS ids, sum(amount)::VARCHAR AS amount,
@@ -100,9 +100,13 @@ describe('Parquet sink writer on a local folder', () => {
     await w.put(orderRecords(ORDERS, 0, 0, 95)); // one record a minute
     await w.flushed();
     const written = w.writer(tp())?.written.map((k) => k.slice(k.lastIndexOf('+') + 1));
-    expect(written).toEqual(['0000000000.parquet', '0000000030.parquet', '0000000060.parquet']);
+    expect(written).toEqual([
+      '0000000000.snappy.parquet',
+      '0000000030.snappy.parquet',
+      '0000000060.snappy.parquet',
+    ]);
     const rows = await query(
-      `SELECT filename LIKE '%0030.parquet' AS second, count(*) AS n,
+      `SELECT filename LIKE '%0030.snappy.parquet' AS second, count(*) AS n,
               (max(epoch_ms(shipped_at)) - min(epoch_ms(shipped_at))) AS span
        FROM read_parquet('${dir}/lake/topics/${ORDERS}/*/*.parquet', filename = true)
        GROUP BY ALL ORDER BY second`,
@@ -128,7 +132,9 @@ describe('Parquet sink writer on a local folder', () => {
     await w.flushed();
     const written = w.writer(tp())?.written ?? [];
     expect(written).toHaveLength(7);
-    expect(written[0]).toBe(`topics/${ORDERS}/customer=customer-0/${ORDERS}+0+0000000000.parquet`);
+    expect(written[0]).toBe(
+      `topics/${ORDERS}/customer=customer-0/${ORDERS}+0+0000000000.snappy.parquet`,
+    );
     const group = await readGroup(localStore(), written[3] as string);
     expect(group).toEqual({ topic: ORDERS, partition: 0, start: 0, end: 29, files: 7 });
     const rows = await query(
@@ -260,13 +266,13 @@ describe('Parquet sink writer on a local folder', () => {
     await w.put(records);
     await w.put([6, 7, 8, 9].map((o) => json(o, { id: `#${o}` })));
     await w.flushed();
-    expect(w.writer(tp(0, 'events'))?.written.map((k) => k.slice(-12))).toEqual([
-      '0000.parquet',
-      '0004.parquet',
+    expect(w.writer(tp(0, 'events'))?.written.map((k) => k.slice(-19))).toEqual([
+      '0000.snappy.parquet',
+      '0004.snappy.parquet',
     ]);
     const path = join(dir, 'lake/topics/events/partition=0');
     const first = await query(
-      `SELECT id, name, tags::VARCHAR AS tags, price FROM read_parquet('${path}/events+0+0000000000.parquet') ORDER BY id`,
+      `SELECT id, name, tags::VARCHAR AS tags, price FROM read_parquet('${path}/events+0+0000000000.snappy.parquet') ORDER BY id`,
     );
     expect(first).toEqual([
       { id: 1n, name: 'a', tags: null, price: null },
@@ -280,10 +286,10 @@ describe('Parquet sink writer on a local folder', () => {
     await strict.put(records);
     await strict.flushed();
     // NONE: every schema change is a new file: {id,name} | +tags | {id,price} | id as text (open).
-    expect(strict.writer(tp(0, 'events'))?.written.map((k) => k.slice(-12))).toEqual([
-      '0000.parquet',
-      '0001.parquet',
-      '0002.parquet',
+    expect(strict.writer(tp(0, 'events'))?.written.map((k) => k.slice(-19))).toEqual([
+      '0000.snappy.parquet',
+      '0001.snappy.parquet',
+      '0002.snappy.parquet',
     ]);
   });
 
@@ -508,8 +514,8 @@ describe('Parquet sink writer with an errant record reporter (errors.tolerance=a
     // flush.size counts written rows: offsets 0-10 and 11-21 make two files of 10 rows,
     // each holding its skipped record's offset in its range; 22-24 stay buffered.
     expect(w.writer(tp())?.written).toEqual([
-      `topics/${ORDERS}/partition=0/${ORDERS}+0+0000000000.parquet`,
-      `topics/${ORDERS}/partition=0/${ORDERS}+0+0000000011.parquet`,
+      `topics/${ORDERS}/partition=0/${ORDERS}+0+0000000000.snappy.parquet`,
+      `topics/${ORDERS}/partition=0/${ORDERS}+0+0000000011.snappy.parquet`,
     ]);
     expect(w.committableOffsets()).toEqual([{ topic: ORDERS, partition: 0, offset: 22 }]);
     const [agg] = await query(

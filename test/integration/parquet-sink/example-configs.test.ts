@@ -85,7 +85,7 @@ describe('example Parquet sink connector files', () => {
         topic: ORDERS,
         bytes: expect.any(Number),
         file: expect.stringMatching(
-          /^topics\/shop\.public\.orders\/year=2026\/month=11\/day=28\/shop\.public\.orders\+0\+\d{10}\.parquet$/,
+          /^topics\/shop\.public\.orders\/year=2026\/month=11\/day=28\/shop\.public\.orders\+0\+\d{10}\.snappy\.parquet$/,
         ),
       });
     }

@@ -74,8 +74,8 @@ describe('Parquet sink null values through connect standalone', () => {
     // flush.size counts written rows: 150 rows make two files of 75; the last record,
     // a null, is ignored and the committed offset passes it.
     expect([...localObjects(lake).keys()]).toEqual([
-      'topics/clicks/partition=0/clicks+0+0000000000.parquet',
-      'topics/clicks/partition=0/clicks+0+0000000100.parquet',
+      'topics/clicks/partition=0/clicks+0+0000000000.snappy.parquet',
+      'topics/clicks/partition=0/clicks+0+0000000100.snappy.parquet',
     ]);
   });
 

@@ -226,12 +226,12 @@ describe('Parquet sink through connect standalone', () => {
     const keys = [...objects.keys()].filter((k) => k.startsWith('by-country/'));
     // Each Kafka partition holds one country (i % 3), two groups of 150 each.
     expect(keys.sort()).toEqual([
-      'by-country/clicks/country=de/clicks+0+0000000000.parquet',
-      'by-country/clicks/country=de/clicks+0+0000000150.parquet',
-      'by-country/clicks/country=fr/clicks+1+0000000000.parquet',
-      'by-country/clicks/country=fr/clicks+1+0000000150.parquet',
-      'by-country/clicks/country=us/clicks+2+0000000000.parquet',
-      'by-country/clicks/country=us/clicks+2+0000000150.parquet',
+      'by-country/clicks/country=de/clicks+0+0000000000.gz.parquet',
+      'by-country/clicks/country=de/clicks+0+0000000150.gz.parquet',
+      'by-country/clicks/country=fr/clicks+1+0000000000.gz.parquet',
+      'by-country/clicks/country=fr/clicks+1+0000000150.gz.parquet',
+      'by-country/clicks/country=us/clicks+2+0000000000.gz.parquet',
+      'by-country/clicks/country=us/clicks+2+0000000150.gz.parquet',
     ]);
     const local = materialize(objects, join(dir, 'copy'));
     const byCountry = await query(

@@ -41,8 +41,8 @@ describe('Parquet sink rotation through connect standalone', () => {
     );
     await waitForCommitted(p, 'by-size', 'clicks', [200]);
     expect(parquetFiles(lake)).toEqual([
-      'topics/clicks/partition=0/clicks+0+0000000000.parquet',
-      'topics/clicks/partition=0/clicks+0+0000000100.parquet',
+      'topics/clicks/partition=0/clicks+0+0000000000.snappy.parquet',
+      'topics/clicks/partition=0/clicks+0+0000000100.snappy.parquet',
     ]);
     const sizes = await query(
       `SELECT count(*) AS n, min(n) AS first FROM read_parquet('${lake}/topics/**/*.parquet', filename = true) GROUP BY filename ORDER BY first`,
@@ -86,7 +86,7 @@ describe('Parquet sink rotation through connect standalone', () => {
     expect(parquetFiles(lake)).toEqual(
       range(0, 9).map(
         (g) =>
-          `topics/${ORDERS}/year=2026/month=11/day=${hourOf(g * 10)}/${ORDERS}+0+${String(g * 10).padStart(10, '0')}.parquet`,
+          `topics/${ORDERS}/year=2026/month=11/day=${hourOf(g * 10)}/${ORDERS}+0+${String(g * 10).padStart(10, '0')}.snappy.parquet`,
       ),
     );
     // Deletes are dropped by ExtractNewRecordState's default (tombstone) mode.
