@@ -1,5 +1,5 @@
 /**
- * The `connect` command line: `connect worker|standalone|broker`, each with --help
+ * The `connect` command line: `connect worker|standalone|broker|demo`, each with --help
  * listing its config keys. bin/connect.js calls main() and exits with what it returns;
  * tests call main() in-process with a captured context.
  *
@@ -9,6 +9,7 @@
 import { Command, CommanderError } from 'commander';
 import { brokerCommand } from './cli/broker-command.ts';
 import { type CliContext, EXIT_USAGE, processContext } from './cli/cli-context.ts';
+import { demoCommand } from './cli/demo-command.ts';
 import { standaloneCommand } from './cli/standalone-command.ts';
 import { workerCommand } from './cli/worker-command.ts';
 
@@ -32,6 +33,7 @@ export async function main(argv: string[], context?: CliContext): Promise<number
     workerCommand(ctx, setExitCode),
     standaloneCommand(ctx, setExitCode),
     brokerCommand(ctx, setExitCode),
+    demoCommand(ctx, setExitCode),
   ]) {
     program.addCommand(
       sub
