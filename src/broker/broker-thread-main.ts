@@ -12,7 +12,12 @@ const send = (m: BrokerThreadMessage) => port.postMessage(m);
 
 try {
   const broker = await startBroker(options);
-  port.on('message', async (m: { type: string }) => {
+  port.on('message', async (m: { type: string; id?: number }) => {
+    if (m.type === 'metrics') {
+      const text = await broker.metrics?.().catch(() => '');
+      send({ type: 'metrics', id: m.id ?? -1, text: text ?? '' });
+      return;
+    }
     if (m.type !== 'stop') return;
     await broker.stop();
     send({ type: 'stopped' });

@@ -35,6 +35,8 @@ import type { RequestHandler } from './handlers/handler.ts';
 import { brokerHandlers } from './handlers/index.ts';
 import { readJsonFile, writeFileAtomic } from './log/atomic-file.ts';
 import { LogManager } from './log/log-manager.ts';
+import { BrokerMetrics } from './metrics/broker-metrics.ts';
+import { type MetricsListener, startMetricsListener } from './metrics/metrics-listener.ts';
 import { ProducerIdManager } from './producer/producer-id-manager.ts';
 import { ProducerStateStore } from './producer/producer-state-store.ts';
 import { createRequestRouter } from './server/request-router.ts';
@@ -58,11 +60,15 @@ export interface BrokerOptions {
   nodeId: number;
   /** Parsed broker-level config values keyed by Kafka's names (log.*, num.partitions, ...). */
   config: Record<string, unknown>;
+  /** Include process_* gauges in metrics(); false next to a worker, which has its own. */
+  processMetrics?: boolean;
 }
 
 export interface RunningBroker {
   readonly host: string;
   readonly port: number;
+  /** The broker's metrics in the Prometheus text format (broker-metrics.ts); absent in test fakes. */
+  metrics?(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -78,6 +84,7 @@ const OFFSET_METADATA_MAX_BYTES = 4096;
 export async function startBroker(options: BrokerOptions): Promise<RunningBroker> {
   const logger = getLogger('broker');
   const config = withDefaults(options.config);
+  const metrics = new BrokerMetrics({ processMetrics: options.processMetrics !== false });
   mkdirSync(options.dataDir, { recursive: true });
   const clusterId = loadClusterId(options.dataDir, options.nodeId);
   const producerStates = new ProducerStateStore(getLogger('broker.producer'));
@@ -120,6 +127,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     clock: systemClock,
   });
   let server: SocketServer | undefined;
+  let metricsListener: MetricsListener | undefined;
   let snapshotTimer: NodeJS.Timeout | undefined;
   let expiryTimer: NodeJS.Timeout | undefined;
   let txnTimeoutTimer: NodeJS.Timeout | undefined;
@@ -158,6 +166,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
       clock: systemClock,
       logger,
       stopping: stopping.signal,
+      metrics,
     };
     const handlers = new Map<number, RequestHandler<BrokerServices>>(brokerHandlers);
     // BrokerServices includes GroupHandlerServices, so the group handlers take it as is.
@@ -167,11 +176,18 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
       host: options.host,
       port: options.port,
       maxRequestBytes: config['socket.request.max.bytes'] as number,
-      handler: router.handle,
+      handler: metrics.instrument(router.handle),
       logger: getLogger('broker.server'),
     });
+    const listeningServer = server;
+    metrics.attach({ logs, coordinator, connectionCount: () => listeningServer.connectionCount });
     await server.listen();
     services.port = options.advertisedPort ?? server.port;
+    const metricsAt = config['metrics.listener'] as string | null;
+    if (metricsAt) {
+      metricsListener = await startMetricsListener(metricsAt, () => metrics.text());
+      logger.info(`broker metrics on ${metricsListener.url}/metrics`);
+    }
     logs.startBackgroundWork();
     snapshotTimer = setInterval(() => producerStates.snapshotAll(), PRODUCER_SNAPSHOT_INTERVAL_MS);
     snapshotTimer.unref();
@@ -197,6 +213,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     clearInterval(txnExpiryTimer);
     await transactions?.close();
     coordinator.close();
+    await metricsListener?.close();
     await server?.close(0);
     await logs.close();
     throw e;
@@ -209,6 +226,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     clearInterval(expiryTimer);
     clearInterval(txnTimeoutTimer);
     clearInterval(txnExpiryTimer);
+    await metricsListener?.close();
     await listening.close(STOP_GRACE_MS);
     // Before the logs close: a transaction being ended finishes writing its markers.
     await transactions.close();
@@ -220,6 +238,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   return {
     host: options.host,
     port: listening.port,
+    metrics: () => metrics.text(),
     stop: () => {
       stopped ??= stop();
       return stopped;

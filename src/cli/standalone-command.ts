@@ -71,6 +71,8 @@ export async function runStandalone(
   });
   shutdown.installSignalHandlers();
   let workerValues = values;
+  // The embedded broker's metrics join the worker's GET /metrics (asked on each scrape).
+  const metricsSources: Array<() => Promise<string>> = [];
   if (embedsBroker(values)) {
     const broker = await startRegisteredBroker(
       withBrokerThread(ctx),
@@ -84,11 +86,14 @@ export async function runStandalone(
     }
     if (broker.state === 'interrupted') return shutdown.done;
     workerValues = { ...values, 'bootstrap.servers': [broker.bootstrapServers] };
+    const running = broker.broker;
+    if (running.metrics) metricsSources.push(() => running.metrics?.() ?? Promise.resolve(''));
   }
   let worker: StandaloneWorker;
   try {
     worker = await startStandaloneWorker({
       config: workerValues,
+      metricsSources,
       connectors: connectors.flatMap((c) =>
         c.ok ? [{ name: c.file.name, config: c.file.config }] : [],
       ),

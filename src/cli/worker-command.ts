@@ -105,6 +105,8 @@ export async function runWorker(
   });
   shutdown.installSignalHandlers();
   let servers = values['bootstrap.servers'] as string[];
+  // The embedded broker's metrics join the worker's GET /metrics (asked on each scrape).
+  const metricsSources: Array<() => Promise<string>> = [];
   if (embedsBroker(values)) {
     const broker = await startRegisteredBroker(
       withBrokerThread(ctx),
@@ -119,6 +121,8 @@ export async function runWorker(
     if (broker.state === 'interrupted') return shutdown.done;
     // With broker.embedded=true and bootstrap.servers set, the worker uses the cluster named.
     if (servers.length === 0) servers = [broker.bootstrapServers];
+    const running = broker.broker;
+    if (running.metrics) metricsSources.push(() => running.metrics?.() ?? Promise.resolve(''));
   }
   let worker: DistributedWorker;
   let onFatal!: (error: Error) => void;
@@ -129,6 +133,7 @@ export async function runWorker(
     worker = await startDistributedWorker({
       config: { ...values, 'bootstrap.servers': servers },
       onFatal,
+      metricsSources,
     });
   } catch (e) {
     ctx.err(`error: the worker failed to start: ${(e as Error).message}`);

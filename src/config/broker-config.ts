@@ -7,9 +7,17 @@
  */
 import { brokerLogDefaultDefs } from '../broker/log/topic-config.ts';
 import { type AnyConfigDef, atLeast, between, define, nonEmpty } from './config-def.ts';
-import { hostName } from './validators.ts';
+import { hostName, parseListener } from './validators.ts';
 
 const group = 'Broker';
+
+/** metrics.listener: one http listener (the broker serves no TLS). */
+function metricsListener(v: string): string | undefined {
+  if (v === '') return undefined;
+  return parseListener(v)?.protocol === 'http'
+    ? undefined
+    : 'expected http://host:port, e.g. http://127.0.0.1:9404';
+}
 
 export const brokerOwnDefs: readonly AnyConfigDef[] = [
   define<string>({
@@ -221,6 +229,16 @@ export const brokerOwnDefs: readonly AnyConfigDef[] = [
     validator: atLeast(0),
     group,
     doc: 'How long the cleaner sleeps when no log needs cleaning.',
+  }),
+  define<string>({
+    name: 'metrics.listener',
+    type: 'string',
+    default: null,
+    validator: metricsListener,
+    importance: 'medium',
+    group,
+    defaultDoc: 'none (off)',
+    doc: 'http://host:port where the broker serves its Prometheus metrics at /metrics (an empty host listens everywhere); a worker running the embedded broker also shows them on its own /metrics.',
   }),
 ];
 

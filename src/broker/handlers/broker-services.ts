@@ -11,6 +11,7 @@ import type { Clock } from '../../util/clock.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { GroupCoordinator } from '../group/group-coordinator.ts';
 import type { LogManager } from '../log/log-manager.ts';
+import type { TopicTrafficMetrics } from '../metrics/broker-metrics.ts';
 import type { ProducerIdManager } from '../producer/producer-id-manager.ts';
 import type { ProducerStateStore } from '../producer/producer-state-store.ts';
 import type { TransactionCoordinator } from '../txn/transaction-coordinator.ts';
@@ -31,4 +32,6 @@ export interface BrokerServices {
   logger: Logger;
   /** Aborted when the broker starts stopping: long polls answer at once. */
   stopping: AbortSignal;
+  /** Bytes and records in and out per topic (broker-metrics.ts); absent in some tests. */
+  metrics?: TopicTrafficMetrics;
 }

@@ -41,6 +41,7 @@ import {
 } from '../../protocol/record-batch.ts';
 import { LogError } from '../log/errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
+import { recordFetched } from '../metrics/broker-metrics.ts';
 import type { AnswerBuffers } from '../server/answer-buffers.ts';
 import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
@@ -84,10 +85,15 @@ export const handleFetch: RequestHandler<BrokerServices> = async (body, context,
   for (;;) {
     const pass = readAll(wanted, maxBytes, buffers, readCommitted, services);
     const remaining = deadline - services.clock.now();
-    if (pass.bytes >= minBytes || pass.failed || remaining <= 0 || wanted.length === 0) {
-      return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: pass.responses };
-    }
-    if (services.stopping.aborted) {
+    if (
+      pass.bytes >= minBytes ||
+      pass.failed ||
+      remaining <= 0 ||
+      wanted.length === 0 ||
+      services.stopping.aborted
+    ) {
+      if (services.metrics !== undefined && pass.bytes > 0)
+        recordFetched(services.metrics, pass.responses);
       return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: pass.responses };
     }
     // This pass is dropped: nothing reads its records again, and the next pass reads anew.

@@ -37,6 +37,7 @@ import {
   ATTR_CONTROL,
   ATTR_TRANSACTIONAL,
   batchAttributes,
+  batchRecordCount,
   CorruptRecordError,
   checkBatch,
   PRODUCER_ID,
@@ -159,6 +160,12 @@ function appendPartition(
     if (refused !== undefined) {
       return Promise.resolve(failure(partition, refused.code, refused.message, log.logStartOffset));
     }
+  }
+  // Counted when the append starts, as Kafka counts BytesIn/MessagesIn per append.
+  if (services.metrics !== undefined) {
+    const traffic = services.metrics.topic(topic);
+    traffic.bytesIn += records.length;
+    for (const b of plan.batches) traffic.messagesIn += batchRecordCount(records, b.position);
   }
   if (!plan.idempotent) return settle(log, partition, log.append(records));
   return appendIdempotent(services, log, partition, records, plan.batches);

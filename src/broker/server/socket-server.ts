@@ -173,6 +173,11 @@ export class SocketServer {
     this.answerPool.close();
   }
 
+  /** Open client connections (metrics). */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
   /** Bytes of frame buffers waiting for reuse, over all connections (tests, diagnostics). */
   get pooledFrameBytes(): number {
     let sum = 0;

@@ -36,6 +36,7 @@
  * the work over at once.
  */
 import type { Admin } from 'kafkajs';
+import { ConnectException } from '../api/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
 import type { ConfigProviders } from '../runtime/config-providers.ts';
@@ -136,6 +137,8 @@ export class DistributedHerder implements Herder {
       timers: o.timers,
       logger: o.logger,
       ...(o.onFatal ? { onFatal: o.onFatal } : {}),
+      // Optional: tests give the herder a stand-in worker without metrics.
+      ...(o.worker.metrics ? { metrics: o.worker.metrics.rebalance } : {}),
     });
     this.offsets = {
       plugins: o.plugins,

@@ -38,6 +38,8 @@ export interface DistributedWorkerOptions {
   timers?: Timers;
   /** The worker left its group for good (a fatal group error): its owner should stop it. */
   onFatal?: (error: Error) => void;
+  /** More Prometheus text for GET /metrics on each scrape (the embedded broker's). */
+  metricsSources?: ReadonlyArray<() => Promise<string>>;
 }
 
 export interface DistributedWorker {
@@ -162,6 +164,7 @@ export async function startDistributedWorker(
     });
     await worker.start();
     cleanups.push(() => worker.stop());
+    for (const source of options.metricsSources ?? []) worker.metrics.addSource(source);
 
     const loggerLevels = new LoggerLevels();
     const topicTracking = config['topic.tracking.enable'] !== false;
@@ -184,6 +187,7 @@ export async function startDistributedWorker(
       plugins,
       logger: getLogger('connect.rest'),
       loggerLevels,
+      metrics: worker.metrics,
       listeners: restListeners(config),
       cors: {
         allowedOrigins: (config['access.control.allow.origin'] as string | undefined) ?? '',

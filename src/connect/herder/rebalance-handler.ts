@@ -24,6 +24,7 @@
  */
 import type { Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
+import type { WorkerRebalanceMetrics } from '../metrics/worker-metrics.ts';
 import { type ConfigBackingStore, configuredWork } from '../storage/config-backing-store.ts';
 import type { StatusBackingStore } from '../storage/status-backing-store.ts';
 import type { AssignedWork } from './assigned-work.ts';
@@ -48,6 +49,8 @@ export interface RebalanceHandlerOptions {
   logger: Logger;
   /** The member left the group for good (e.g. session timeout refused by the broker). */
   onFatal?: (error: Error) => void;
+  /** connect-worker-rebalance-metrics: a rebalance runs from onJoinPrepare to onAssigned. */
+  metrics?: WorkerRebalanceMetrics;
 }
 
 /** `http://host:port/` -> `host:port`, the worker id Kafka Connect writes in statuses. */
@@ -112,6 +115,10 @@ export class RebalanceHandler implements WorkerRebalanceListener {
     return { configOffset: snapshot.offset, connectors };
   }
 
+  onJoinPrepare(): void {
+    this.o.metrics?.rebalanceStarted();
+  }
+
   onRevoked(work: WorkLoad): Promise<void> {
     this.stable = false;
     return this.o.run(async () => {
@@ -129,6 +136,7 @@ export class RebalanceHandler implements WorkerRebalanceListener {
       if (!this.o.stopping()) await this.o.work.start(event.assigned);
       this.stable = true;
       this.joined = true;
+      this.o.metrics?.rebalanceCompleted(event.generation, event.leaderUrl, event.protocol);
       for (const wake of [...this.waiters]) wake();
       this.o.logger.info(
         {

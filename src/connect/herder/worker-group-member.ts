@@ -107,6 +107,8 @@ export interface WorkerRebalanceListener {
   onRevoked(work: WorkLoad): Promise<void>;
   onAssigned(event: AssignmentEvent): Promise<void>;
   onMembershipLost(work: WorkLoad, reason: string): Promise<void>;
+  /** The member is about to (re)join: a rebalance starts (metrics). */
+  onJoinPrepare?(): void;
   /** Lost work known to be stopped by its owner may move at once (see the assignor). */
   released?(item: WorkItem, owner: Owner): boolean;
   /** A fatal group error (FENCED_INSTANCE_ID, INCONSISTENT_GROUP_PROTOCOL): the loop has stopped. */
@@ -463,6 +465,7 @@ export class WorkerGroupMember {
 
   private async joinAndSync(): Promise<void> {
     this.stateValue = 'joining';
+    this.options.listener.onJoinPrepare?.();
     this.cancelScheduledRejoin?.();
     if (this.protocol === 'default' && this.allocation.size > 0) {
       // Eager protocol: give everything up before joining.

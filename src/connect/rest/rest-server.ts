@@ -20,6 +20,8 @@ import { parseListener } from '../../config/validators.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Herder } from '../herder/herder.ts';
 import { isHerderError } from '../herder/herder.ts';
+import type { ConnectMetrics } from '../metrics/connect-metrics.ts';
+import { registerMetricsResource } from '../metrics/metrics-resource.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { registerConnectorOffsetsResource } from './connector-offsets-resource.ts';
 import { registerConnectorPluginsResource } from './connector-plugins-resource.ts';
@@ -53,6 +55,8 @@ export interface RestAppOptions {
   cors?: CorsOptions;
   /** GET /health's wait for the herder loop; Kafka's 10 s by default. */
   healthCheckTimeoutMs?: number;
+  /** Served on GET /metrics (Prometheus text); absent: no /metrics route. */
+  metrics?: ConnectMetrics;
 }
 
 export interface RestServerOptions extends RestAppOptions {
@@ -143,6 +147,7 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
   registerConnectorOffsetsResource(app, ctx);
   registerConnectorPluginsResource(app, ctx);
   registerLoggersResource(app, ctx);
+  if (options.metrics !== undefined) registerMetricsResource(app, options.metrics);
   return app;
 }
 

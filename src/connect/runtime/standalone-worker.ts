@@ -32,6 +32,8 @@ export interface StandaloneWorkerOptions {
   connectors?: ReadonlyArray<{ name: string; config: Record<string, string> }>;
   logger?: Logger;
   timers?: Timers;
+  /** More Prometheus text for GET /metrics on each scrape (the embedded broker's). */
+  metricsSources?: ReadonlyArray<() => Promise<string>>;
 }
 
 export interface StandaloneWorker {
@@ -90,6 +92,7 @@ export async function startStandaloneWorker(
     });
     await worker.start();
     cleanups.push(() => worker.stop());
+    for (const source of options.metricsSources ?? []) worker.metrics.addSource(source);
     const loggerLevels = new LoggerLevels();
     herder = new StandaloneHerder({
       worker,
@@ -107,6 +110,7 @@ export async function startStandaloneWorker(
       plugins,
       logger: getLogger('connect.rest'),
       loggerLevels,
+      metrics: worker.metrics,
       listeners: restListeners(config),
       cors: {
         allowedOrigins: (config['access.control.allow.origin'] as string | undefined) ?? '',

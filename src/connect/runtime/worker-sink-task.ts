@@ -65,6 +65,8 @@ import type { SinkTask, SinkTaskContext } from '../api/sink-task.ts';
 import type { ConsumedMessage } from '../errors/processing-context.ts';
 import { skipped } from '../errors/retry-with-tolerance-operator.ts';
 import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
+import type { TaskMetrics } from '../metrics/connect-metrics.ts';
+import type { SinkTaskMetrics } from '../metrics/task-metrics.ts';
 import { closeRecordConverters } from './record-converters.ts';
 import { SerialExecutor } from './serial-executor.ts';
 import { errorTrace, taskIdString } from './status-listener.ts';
@@ -89,6 +91,8 @@ export interface WorkerSinkTaskOptions extends TaskRunnerOptions<SinkTask> {
   maxPollRecords: number;
   /** Closes the dead letter queue producer, if any, after the task stopped. */
   onClosed?: () => Promise<void>;
+  /** sink-task-metrics and the task's error metrics (connect-metrics.ts). */
+  metrics?: TaskMetrics;
 }
 
 export class WorkerSinkTask {
@@ -122,6 +126,12 @@ export class WorkerSinkTask {
   private taskStopped = false;
   /** Records handed to put, for tests and metrics. */
   recordsPut = 0;
+  private readonly sinkMetrics: SinkTaskMetrics | null;
+  /**
+   * Per partition never committed by this task, the offset of its first record
+   * delivered: where sink-record-active-count counts from until a commit.
+   */
+  private readonly firstDelivered = new Map<string, number>();
 
   private readonly trouble: TaskTrouble;
 
@@ -131,6 +141,23 @@ export class WorkerSinkTask {
     // carries the detail the task reported (task-trouble.ts).
     this.trouble = new TaskTrouble(o.id, o.status);
     this.o = { ...o, status: this.trouble.listener };
+    this.sinkMetrics = o.metrics?.sink ?? null;
+    if (this.sinkMetrics !== null) {
+      this.sinkMetrics.view = {
+        partitionCount: () => this.assignment.size,
+        activeRecords: () => this.activeRecords(),
+      };
+    }
+  }
+
+  /** Records delivered past the last commit, over the assigned partitions (scrape time). */
+  private activeRecords(): number {
+    let n = 0;
+    for (const [key, current] of this.currentOffsets) {
+      const from = this.lastCommitted.get(key) ?? this.firstDelivered.get(key);
+      if (from !== undefined && current.offset > from) n += current.offset - from;
+    }
+    return n;
   }
 
   get id(): ConnectorTaskId {
@@ -279,6 +306,7 @@ export class WorkerSinkTask {
         this.bumpSeekEpoch(key);
         this.currentOffsets.delete(key);
         this.lastCommitted.delete(key);
+        this.firstDelivered.delete(key);
         this.contextPaused.delete(key);
       }
     }
@@ -366,6 +394,10 @@ export class WorkerSinkTask {
       this.applySeeks();
       return false;
     }
+    this.sinkMetrics?.recordRead(messages.length);
+    if (messages.length > 0 && !this.lastCommitted.has(key) && !this.firstDelivered.has(key)) {
+      this.firstDelivered.set(key, messages[0]!.offset);
+    }
     const records: SinkRecord[] = [];
     for (const message of messages) {
       const record = this.toSinkRecord(topic, partition, message);
@@ -375,12 +407,15 @@ export class WorkerSinkTask {
     // topic shows again as soon as records of it flow (the reporter writes it once).
     if (messages.length > 0) o.status.topicUsed?.(o.id.connector, topic);
     for (;;) {
-      this.nextIdlePut = o.clock.now() + IDLE_PUT_INTERVAL_MS;
+      const putStart = o.clock.now();
+      this.nextIdlePut = putStart + IDLE_PUT_INTERVAL_MS;
       try {
         await o.task.put(records);
+        this.sinkMetrics?.recordPut(records.length, o.clock.now() - putStart);
         break;
       } catch (e) {
         if (errorKind(e) !== 'retriable') throw e;
+        o.metrics?.errors.recordRetry();
         o.logger.warn(
           { err: e },
           `${taskIdString(o.id)} put failed with a retriable error; redelivering ${records.length} records in ${this.retryBackoffMs} ms`,
@@ -622,15 +657,26 @@ export class WorkerSinkTask {
       toCommit.push({ topic: tpo.topic, partition: tpo.partition, offset: tpo.offset });
     }
     if (toCommit.length === 0) return;
+    const commitStart = o.clock.now();
     try {
       await o.consumer.commit(toCommit);
     } catch (e) {
+      const ms = o.clock.now() - commitStart;
       // The group is rebalancing: the commit before the rejoin tries again.
-      if (!(e instanceof CommitFailedError)) throw e;
+      if (!(e instanceof CommitFailedError)) {
+        this.sinkMetrics?.recordOffsetCommitFailed(ms);
+        throw e;
+      }
+      this.sinkMetrics?.recordOffsetCommitSkipped(ms);
       o.logger.warn(`${taskIdString(o.id)} ${e.message}`);
       return;
     }
-    for (const t of toCommit) this.lastCommitted.set(topicPartitionKey(t), t.offset);
+    this.sinkMetrics?.recordOffsetCommitCompleted(o.clock.now() - commitStart);
+    for (const t of toCommit) {
+      const key = topicPartitionKey(t);
+      this.lastCommitted.set(key, t.offset);
+      this.firstDelivered.delete(key);
+    }
   }
 
   /** Run one commit now (tests and REST use the timer's path otherwise). */

@@ -39,6 +39,7 @@ import { LogReporter } from '../errors/log-reporter.ts';
 import type { ErrorReporter } from '../errors/processing-context.ts';
 import { RetryWithToleranceOperator } from '../errors/retry-with-tolerance-operator.ts';
 import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
+import { ConnectMetrics, type TaskMetrics } from '../metrics/connect-metrics.ts';
 import type { OffsetBackingStore } from '../storage/offset-backing-store.ts';
 import { ConfigProviders } from './config-providers.ts';
 import { unlistedConnectorKeys } from './config-validation.ts';
@@ -78,6 +79,8 @@ export interface WorkerOptions {
   logger?: Logger;
   /** Resolves `${provider:path:key}` in connector configs; by default from config.providers. */
   configProviders?: ConfigProviders;
+  /** Where the worker's and its tasks' metrics go; by default a registry of its own. */
+  metrics?: ConnectMetrics;
 }
 
 type RunningTask = WorkerSourceTask | WorkerSinkTask;
@@ -127,9 +130,18 @@ export class Worker {
   private readonly connectors = new Map<string, WorkerConnector>();
   private readonly tasks = new Map<string, TaskSlot>();
   private readonly providers: ConfigProviders;
+  /** This worker's metrics (GET /metrics serves them). */
+  readonly metrics: ConnectMetrics;
 
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId;
+    this.metrics = o.metrics ?? new ConnectMetrics({ clock: o.clock ?? systemClock });
+    // Task states feed connector-task-metrics on their way to the herder.
+    this.o = { ...o, status: this.metrics.statusListener(o.status) };
+    this.metrics.worker.view = {
+      connectorCount: () => this.connectors.size,
+      taskCount: () => this.tasks.size,
+    };
     this.providers = o.configProviders ?? ConfigProviders.fromWorkerConfig(o.config);
     this.clock = o.clock ?? systemClock;
     this.timers = o.timers ?? systemTimers;
@@ -200,6 +212,7 @@ export class Worker {
     try {
       manifest = this.manifest(config);
     } catch (e) {
+      this.metrics.worker.recordConnectorStartup(false);
       this.o.status.connectorState(name, 'FAILED', String((e as Error).message));
       return false;
     }
@@ -211,12 +224,15 @@ export class Worker {
     try {
       resolved = this.providers.resolve(config);
     } catch (e) {
+      this.metrics.worker.recordConnectorStartup(false);
       this.o.status.connectorState(name, 'FAILED', (e as Error).message);
       return false;
     }
     const wc = this.newWorkerConnector(name, manifest, resolved, onReconfigure);
     this.connectors.set(name, wc);
-    return wc.transitionTo(target);
+    const started = await wc.transitionTo(target);
+    this.metrics.worker.recordConnectorStartup(started);
+    return started;
   }
 
   private newWorkerConnector(
@@ -358,9 +374,16 @@ export class Worker {
       return Promise.reject(new ConnectException(`Task ${key} already running on this worker`));
     const slot = new TaskSlot(id, target, new StatusGate(this.o.status));
     this.tasks.set(key, slot);
+    this.metrics.addTask(id, this.connectorType(connectorConfig) === 'source' ? 'source' : 'sink');
     const startMs = this.timeoutMs('task.start.timeout.ms', DEFAULT_START_TIMEOUT_MS);
     const cancelDeadline = this.timers.schedule(startMs, () => this.abandonStart(slot, startMs));
-    return this.runTask(slot, connectorConfig, taskConfig, target).finally(cancelDeadline);
+    return this.runTask(slot, connectorConfig, taskConfig, target)
+      .then((started) => {
+        // Stopped while starting is neither a success nor a failure.
+        this.metrics.worker.recordTaskStartup(started ? true : slot.isEnded ? undefined : false);
+        return started;
+      })
+      .finally(cancelDeadline);
   }
 
   private async runTask(
@@ -383,7 +406,10 @@ export class Worker {
       this.logger.error({ err: e }, `Failed to create task ${key}`);
       slot.gate.taskState(slot.id, 'FAILED', (e as Error).stack ?? String(e));
       // Nothing runs: the task is not this worker's any more (as before it was built).
-      if (this.tasks.get(key) === slot) this.tasks.delete(key);
+      if (this.tasks.get(key) === slot) {
+        this.tasks.delete(key);
+        this.metrics.removeTask(slot.id);
+      }
       slot.end();
       slot.gate.close();
       return false;
@@ -405,7 +431,10 @@ export class Worker {
     if (slot.isEnded) return;
     const key = taskIdString(slot.id);
     slot.end();
-    if (this.tasks.get(key) === slot) this.tasks.delete(key);
+    if (this.tasks.get(key) === slot) {
+      this.tasks.delete(key);
+      this.metrics.removeTask(slot.id);
+    }
     const error = new ConnectException(
       `Task ${key} did not start within ${startMs} ms (task.start.timeout.ms); its start was abandoned`,
     );
@@ -447,6 +476,7 @@ export class Worker {
         // Whatever the instance does from now on (an abandoned stop that settles late)
         // must not overwrite the state of the next one.
         slot.gate.close();
+        if (!this.tasks.has(key)) this.metrics.removeTask(id);
       }),
     );
   }
@@ -461,16 +491,37 @@ export class Worker {
     this.cluster = null;
   }
 
-  private operator(id: ConnectorTaskId, config: ConnectorConfig, extra: ErrorReporter[]) {
+  private operator(
+    id: ConnectorTaskId,
+    config: ConnectorConfig,
+    extra: ErrorReporter[],
+    metrics: TaskMetrics,
+  ) {
     const errors = errorHandlingConfig(config);
-    const reporters: ErrorReporter[] = [];
+    const counted = metrics.errors;
+    // First, so task-error-metrics count every report whatever the others do.
+    const reporters: ErrorReporter[] = [
+      {
+        report: async () => {
+          counted.recordError();
+          if (errors.logEnable) counted.recordErrorLogged();
+        },
+      },
+    ];
     if (errors.logEnable)
       reporters.push(new LogReporter(taskIdString(id), this.logger, errors.logIncludeMessages));
     reporters.push(...extra);
-    return new RetryWithToleranceOperator(errors, reporters, {
+    const operator = new RetryWithToleranceOperator(errors, reporters, {
       now: () => this.clock.now(),
       sleep: (ms) => new Promise((resolve) => this.timers.schedule(ms, () => resolve(true))),
     });
+    counted.skippedRecords = () => operator.toleratedErrors;
+    return operator;
+  }
+
+  /** The task's metrics, registered by startTask (again if it was removed meanwhile). */
+  private taskMetrics(id: ConnectorTaskId, type: 'source' | 'sink'): TaskMetrics {
+    return this.metrics.task(id) ?? this.metrics.addTask(id, type);
   }
 
   private async buildTask(
@@ -499,6 +550,7 @@ export class Worker {
       gracefulShutdownMs:
         (worker['task.shutdown.graceful.timeout.ms'] as number | undefined) ?? 5000,
     };
+    const metrics = this.taskMetrics(id, manifest.type);
     if (manifest.type === 'source') {
       const settings = producerSettings(clientConfig('producer', worker, connectorConfig), worker);
       const topicCreation = TopicCreation.fromConfig(
@@ -508,7 +560,7 @@ export class Worker {
       return new WorkerSourceTask({
         ...common,
         task: manifest.createTask(),
-        operator: this.operator(id, connectorConfig, []),
+        operator: this.operator(id, connectorConfig, [], metrics),
         producer: new KafkaSourceProducer(
           (worker['bootstrap.servers'] as string[] | undefined) ?? [],
           `connector-producer-${id.connector}-${id.task}`,
@@ -543,14 +595,22 @@ export class Worker {
           id.connector,
           id.task,
           errors.dlqContextHeaders,
-          (topic, m) =>
-            dlq
+          (topic, m) => {
+            metrics.errors.recordDeadLetterQueueProduceRequest();
+            return dlq
               .send({
                 topic,
                 acks: -1,
                 messages: [{ key: m.key, value: m.value, headers: m.headers }],
               })
-              .then(() => {}),
+              .then(
+                () => {},
+                (e: unknown) => {
+                  metrics.errors.recordDeadLetterQueueProduceFailure();
+                  throw e;
+                },
+              );
+          },
         ),
       );
     }
@@ -570,8 +630,9 @@ export class Worker {
     return new WorkerSinkTask({
       ...common,
       task: manifest.createTask(),
-      operator: this.operator(id, connectorConfig, extra),
+      operator: this.operator(id, connectorConfig, extra, metrics),
       consumer,
+      metrics,
       maxPollRecords: numberKey(consumerKeys, 'max.poll.records', 500),
       ...(onClosed ? { onClosed } : {}),
     });
