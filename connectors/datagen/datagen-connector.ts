@@ -7,6 +7,8 @@ import {
   type ConfigError,
   ConfigException,
   type ConnectorConfig,
+  type ConnectorTransactionBoundaries,
+  type ExactlyOnceSupport,
   parseConfigOrThrow,
   type SourceConnector,
   type TaskConfig,
@@ -47,6 +49,16 @@ export class DatagenConnector implements SourceConnector {
       [TASK_INDEX]: String(i),
       [TASK_COUNT]: String(maxTasks),
     }));
+  }
+
+  /** Each task regenerates from its committed sequence number: nothing skipped or repeated. */
+  exactlyOnceSupport(): ExactlyOnceSupport {
+    return 'SUPPORTED';
+  }
+
+  /** Its tasks never call the TransactionContext. */
+  canDefineTransactionBoundaries(): ConnectorTransactionBoundaries {
+    return 'UNSUPPORTED';
   }
 
   stop(): void {}

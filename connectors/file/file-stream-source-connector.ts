@@ -4,6 +4,7 @@
  */
 import {
   type ConnectorConfig,
+  type ExactlyOnceSupport,
   parseConfigOrThrow,
   type SourceConnector,
   type TaskConfig,
@@ -25,6 +26,14 @@ export class FileStreamSourceConnector implements SourceConnector {
 
   taskConfigs(_maxTasks: number): TaskConfig[] {
     return [{ ...this.config }];
+  }
+
+  /**
+   * As Kafka's: exactly-once when it reads a file (appended to only), whose byte
+   * positions are its offsets.
+   */
+  exactlyOnceSupport(config: ConnectorConfig): ExactlyOnceSupport {
+    return (config.file ?? '').trim() !== '' ? 'SUPPORTED' : 'UNSUPPORTED';
   }
 
   stop(): void {}

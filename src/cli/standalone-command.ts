@@ -7,6 +7,7 @@
  * SIGINT/SIGTERM, which stop the worker before the broker.
  */
 import { Command } from 'commander';
+import type { ConfigError } from '../config/config-def.ts';
 import { renderHelpKeys } from '../config/config-reference.ts';
 import { readConnectorFile } from '../config/connector-file.ts';
 import {
@@ -16,6 +17,7 @@ import {
   standaloneWorkerDefs,
   workerPassthroughPrefixes,
 } from '../config/worker-config.ts';
+import { standaloneExactlyOnceError } from '../connect/runtime/exactly-once.ts';
 import {
   type StandaloneWorker,
   startStandaloneWorker,
@@ -44,6 +46,19 @@ export function standaloneCommand(ctx: CliContext, setExitCode: (code: number) =
     });
 }
 
+/** The worker's checks, and standalone mode's refusal of exactly-once sources (as Kafka's). */
+function standaloneCrossChecks(values: Record<string, unknown>): ConfigError[] {
+  const errors = workerCrossChecks(values);
+  const exactlyOnce = standaloneExactlyOnceError(values);
+  if (exactlyOnce !== null)
+    errors.push({
+      key: 'exactly.once.source.support',
+      value: values['exactly.once.source.support'],
+      message: exactlyOnce,
+    });
+  return errors;
+}
+
 export async function runStandalone(
   ctx: CliContext,
   file: string,
@@ -57,7 +72,7 @@ export async function runStandalone(
     options: overrides,
     passthroughPrefixes: workerPassthroughPrefixes,
     ignoredKeys: distributedOnlyKeys,
-    crossChecks: workerCrossChecks,
+    crossChecks: standaloneCrossChecks,
     crossWarnings: restListenerWarnings,
   });
   const connectors = connectorPaths.map(readConnectorFile);

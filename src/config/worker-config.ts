@@ -450,7 +450,7 @@ const distributedOnlyDefs: AnyConfigDef[] = [
     default: 'disabled',
     validator: oneOf('disabled', 'preparing', 'enabled'),
     group: tasks,
-    doc: 'Exactly-once delivery for source connectors (transactional producers).',
+    doc: 'enabled: every source task writes its records and offsets in transactions, after zombie fencing (KIP-618); preparing: a rolling-upgrade step, still at-least-once; standalone mode refuses both.',
   }),
 ];
 

@@ -20,6 +20,7 @@ function sourceContext(stored: SourceOffset | null): SourceTaskContext {
       offsets: async () => new Map(),
     },
     reportTrouble: () => undefined,
+    transactionContext: null,
     topicCreationOverride: () => undefined,
   };
 }

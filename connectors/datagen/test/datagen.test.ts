@@ -56,6 +56,7 @@ async function startTasks(
       offsetStorageReader: offsets,
       clock,
       reportTrouble: () => undefined,
+      transactionContext: null,
       topicCreationOverride: () => undefined,
     });
     tasks.push(task);

@@ -59,6 +59,7 @@ function context(offsets: MemoryOffsets, clock = new ManualClock(1000)): SourceT
     offsetStorageReader: offsets,
     clock,
     reportTrouble: () => undefined,
+    transactionContext: null,
     topicCreationOverride: () => undefined,
   };
 }

@@ -19,6 +19,8 @@ import {
   type ConfigError,
   ConnectException,
   type ConnectorConfig,
+  type ConnectorTransactionBoundaries,
+  type ExactlyOnceSupport,
   parseConfigOrThrow,
   type SourceConnector,
   type SourceConnectorContext,
@@ -138,6 +140,22 @@ export class PostgresCdcSourceConnector implements SourceConnector {
       });
     }
     return true;
+  }
+
+  /**
+   * Exactly-once (KIP-618): streaming resumes from the stored position and skips what
+   * it covers (lsn_commit, lsn_proc), so with transactional offsets nothing streamed is
+   * repeated or lost across a crash. A snapshot a crash interrupts is taken again
+   * from scratch, as Debezium does: the rows it had delivered appear once more (the
+   * task logs it when that happens); a completed snapshot is never repeated.
+   */
+  exactlyOnceSupport(): ExactlyOnceSupport {
+    return 'SUPPORTED';
+  }
+
+  /** With transaction.boundary=connector, each database transaction is one Kafka transaction. */
+  canDefineTransactionBoundaries(): ConnectorTransactionBoundaries {
+    return 'SUPPORTED';
   }
 
   externalState(config: ConnectorConfig): Promise<Record<string, unknown>> {

@@ -14,6 +14,8 @@
  *   poll    drains the queue (at most max.batch.size records), waiting up to
  *           poll.interval.ms when it is empty; returns at once after stop(). Throws
  *           the first fatal error found in the background.
+ *           With transaction.boundary=connector (exactly-once workers), it marks each
+ *           database transaction's end (transaction-boundaries.ts).
  *   commitRecord  counts the acknowledgement against the record's transaction.
  *   commit  reads back the offset the runtime stored and confirms to Postgres the end
  *           LSN of the last transaction that is fully acknowledged and covered by it
@@ -80,6 +82,7 @@ import { StreamRunner, type StreamState } from './stream-runner.ts';
 import { TableFilter, type TableId } from './table-filter.ts';
 import type { TableSchema } from './table-schema.ts';
 import { SESSION_OPTIONS } from './text-values.ts';
+import { DatabaseTransactionBoundaries } from './transaction-boundaries.ts';
 import type { MappingModes } from './type-mapping.ts';
 import { TypeRegistry } from './type-registry.ts';
 
@@ -129,6 +132,8 @@ export class PostgresCdcSourceTask implements SourceTask {
   private partition!: SourcePartition;
   private queue!: RecordQueue;
   private readonly tracker = new CommitTracker();
+  /** Set when the runtime lets the task end transactions (transaction.boundary=connector). */
+  private boundaries: DatabaseTransactionBoundaries | null = null;
   private runner: StreamRunner | null = null;
   private background: Promise<void> | null = null;
   private exported: ExportedSnapshot | null = null;
@@ -159,6 +164,11 @@ export class PostgresCdcSourceTask implements SourceTask {
   async start(config: TaskConfig, context: SourceTaskContext): Promise<void> {
     this.s = readSettings(parseConfigOrThrow(postgresCdcConfigDefs, config).values);
     this.ctx = context;
+    if (context.transactionContext)
+      this.boundaries = new DatabaseTransactionBoundaries(
+        context.transactionContext,
+        this.s.maxBatchSize,
+      );
     this.partition = { server: this.s.topicPrefix };
     this.log = pluginLogger({ connector: context.connectorName, task: context.taskId });
     this.queue = new RecordQueue(
@@ -221,6 +231,10 @@ export class PostgresCdcSourceTask implements SourceTask {
         break;
       case 'snapshot': {
         this.log.info(`snapshot of ${tables.length} tables: ${plan.reason}`);
+        if (parseStoredOffset(stored)?.kind === 'snapshot-interrupted')
+          this.log.warn(
+            'the snapshot a crash interrupted is taken again from its start: the rows it had already delivered are delivered once more, exactly-once or not',
+          );
         // Slot made here when nothing holds the old one, so that changes committed once
         // start() returned are streamed rather than read by the snapshot.
         const held = plan.replaceSlot
@@ -241,8 +255,12 @@ export class PostgresCdcSourceTask implements SourceTask {
   async poll(): Promise<SourceRecord[] | null> {
     if (this.stopping) return null;
     if (this.failure) throw this.failure;
+    if (this.boundaries?.endPending()) return null;
     const records = await this.queue.take(this.s.maxBatchSize, this.s.pollIntervalMs);
-    if (records.length > 0) return records;
+    if (records.length > 0) {
+      this.boundaries?.mark(records);
+      return records;
+    }
     if (this.failure && !this.stopping) throw this.failure;
     return null;
   }
@@ -449,7 +467,9 @@ export class PostgresCdcSourceTask implements SourceTask {
         this.queue.push(records);
       },
       onCommit: (tx: CompletedTransaction) => {
-        if (!this.failure) this.tracker.committed(tx);
+        if (this.failure) return;
+        this.tracker.committed(tx);
+        this.boundaries?.committed(tx.commitLsn);
       },
       canConfirmIdle: () => this.tracker.pending === 0 && this.failure === null,
       onState: (state, detail) => {

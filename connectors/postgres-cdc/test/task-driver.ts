@@ -70,6 +70,7 @@ export class TaskDriver {
       offsetStorageReader: this.offsets,
       clock: this.clock,
       reportTrouble: (detail) => this.troubles.push(detail),
+      transactionContext: null,
       topicCreationOverride: (topic, configs) => this.topicOverrides.set(topic, configs),
     });
   }

@@ -104,7 +104,26 @@ export interface ValidationContext {
   }>;
 }
 
+/** What a source connector promises for exactly-once delivery (KIP-618's ExactlyOnceSupport). */
+export type ExactlyOnceSupport = 'SUPPORTED' | 'UNSUPPORTED';
+
+/** Whether a source connector can define its own transaction boundaries (KIP-618). */
+export type ConnectorTransactionBoundaries = 'SUPPORTED' | 'UNSUPPORTED';
+
 export interface SourceConnector extends ConnectorBase<SourceConnectorContext> {
+  /**
+   * Whether, with `config`, the connector's tasks can resume from their committed
+   * offsets without re-reading or skipping data: the runtime then makes delivery
+   * exactly-once (each transaction holds records and the offsets that cover them).
+   * Asked when `exactly.once.support=required` is validated; absent or null is
+   * Kafka's "does not implement the API required for preflight validation".
+   */
+  exactlyOnceSupport?(config: ConnectorConfig): ExactlyOnceSupport | null;
+  /**
+   * Whether its tasks call the TransactionContext (source-task.ts) to end
+   * transactions, as `transaction.boundary=connector` needs. Absent: UNSUPPORTED.
+   */
+  canDefineTransactionBoundaries?(config: ConnectorConfig): ConnectorTransactionBoundaries;
   /**
    * Called while the connector is STOPPED, before REST `PATCH|DELETE /offsets` writes
    * new offsets (null offset = reset that partition). Throw to refuse. Return true if

@@ -71,6 +71,32 @@ export interface SourceTaskContext {
    * compacted topic refuses records without a key.
    */
   topicCreationOverride(topic: string, configs: Readonly<Record<string, string>>): void;
+  /**
+   * Where the task ends transactions itself: set only when the worker runs the task
+   * exactly-once and the connector has `transaction.boundary=connector`, null otherwise
+   * (Kafka Connect's SourceTaskContext.transactionContext()).
+   */
+  readonly transactionContext: TransactionContext | null;
+}
+
+/**
+ * Transaction boundaries a source task defines (KIP-618's TransactionContext). The
+ * runtime commits or aborts at the first point after the request where it can: after
+ * the batch the current poll returns, or right after the given record. Aborted
+ * records are never seen by read_committed readers; their offsets are still
+ * committed, so the task does not read them again. Asking both to commit and to
+ * abort at the same point fails the task. At stop, an open transaction is committed
+ * only if the task asked for it.
+ */
+export interface TransactionContext {
+  /** Commit the open transaction after the records of the current poll are processed. */
+  commitTransaction(): void;
+  /** Commit it right after `record` (one the current or an earlier poll returned). */
+  commitTransaction(record: SourceRecord): void;
+  /** Abort the open transaction after the records of the current poll are processed. */
+  abortTransaction(): void;
+  /** Abort it right after `record`: `record` and those before it in the transaction are dropped. */
+  abortTransaction(record: SourceRecord): void;
 }
 
 export interface SourceTask {

@@ -35,7 +35,7 @@
  *                      hook runs here, on the worker that ran the connector.
  */
 import type { Logger } from '../../util/logger.ts';
-import type { Worker } from '../runtime/worker.ts';
+import type { ExactlyOncePreflight, Worker } from '../runtime/worker.ts';
 import type { ClusterConfigState, ConfigBackingStore } from '../storage/config-backing-store.ts';
 import type { StatusBackingStore } from '../storage/status-backing-store.ts';
 import type { ConnectorConfigMap, ConnectorTaskId, RestartRequest } from './herder.ts';
@@ -52,6 +52,11 @@ export interface AssignedWorkOptions {
   owns: (connector: string) => boolean;
   /** Queue a job on the herder's serial loop (used for connectors' reconfiguration requests). */
   enqueue: (what: string, job: () => Promise<void>) => void;
+  /**
+   * For a source task when the worker runs exactly-once: the herder's checks around
+   * its producer, given the connector's task config generation the task starts with.
+   */
+  preflight?: (id: ConnectorTaskId, generation: number) => ExactlyOncePreflight | undefined;
 }
 
 const taskKeyOf = (id: ConnectorTaskId) => `${id.connector}-${id.task}`;
@@ -127,8 +132,9 @@ export class AssignedWork {
     const target = snapshot.targetStates.get(id.connector) ?? 'RUNNING';
     this.tasks.set(key, { id, started: startedWith(connectorConfig, taskConfig) });
     // Not awaited (see the header): its states reach the status topic by themselves.
+    const generation = snapshot.taskConfigGenerations.get(id.connector) ?? 0;
     void this.o.worker
-      .startTask(id, connectorConfig, taskConfig, target)
+      .startTask(id, connectorConfig, taskConfig, target, this.o.preflight?.(id, generation))
       .catch((err: unknown) => this.o.logger.error({ err }, `Task ${key} could not be started`));
   }
 

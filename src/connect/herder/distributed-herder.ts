@@ -31,19 +31,30 @@
  * as for the leader). Connector restarts are restart records in the config topic,
  * acted on by whoever runs the connector or its tasks.
  *
+ * Exactly-once sources (exactly.once.source.support=enabled, KIP-618): before a source
+ * task's transactional producer registers, the connector's earlier task generations
+ * are fenced, by the leader (`fenceZombies`; other workers send it the internal
+ * `PUT /connectors/{name}/fence`): when task configs were committed after the
+ * connector's last `tasks-fencing-<name>` record, the producers of the task count that
+ * record names are fenced and a new record with the current task count is written.
+ * After its producer registered, a task checks that its task config generation is
+ * still the latest and that it is still assigned here; otherwise it fails, so a task
+ * of an old generation that wakes up late never commits. Offsets of an exactly-once
+ * connector are altered only after a fencing round.
+ *
  * Stop: stop every connector and task (offsets committed by the tasks), report them
  * UNASSIGNED and wait for those writes, then leave the group, so the others take
  * the work over at once.
  */
 import type { Admin } from 'kafkajs';
-import { ConnectException } from '../api/errors.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
+import { ConnectException } from '../api/errors.ts';
 import type { ConfigProviders } from '../runtime/config-providers.ts';
 import { type ConfigInfos, validationContext } from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { SerialExecutor } from '../runtime/serial-executor.ts';
-import type { Worker } from '../runtime/worker.ts';
+import type { ExactlyOncePreflight, Worker } from '../runtime/worker.ts';
 import type { ClusterConfigState, ConfigBackingStore } from '../storage/config-backing-store.ts';
 import type { OffsetBackingStore } from '../storage/offset-backing-store.ts';
 import type { StatusBackingStore } from '../storage/status-backing-store.ts';
@@ -99,6 +110,11 @@ export interface DistributedHerderOptions {
   onFatal?: (error: Error) => void;
 }
 
+/** How long a task's start keeps retrying its zombie fencing through rebalances. */
+const FENCE_RETRY_MS = 30_000;
+const FENCE_RETRY_BACKOFF_MS = 500;
+const FENCE_REQUEST_TIMEOUT_MS = 30_000;
+
 export class DistributedHerder implements Herder {
   private readonly serial = new SerialExecutor();
   private member: WorkerGroupMember | undefined;
@@ -126,6 +142,7 @@ export class DistributedHerder implements Herder {
       logger: o.logger,
       owns: (connector) => this.member?.work.connectors.includes(connector) ?? false,
       enqueue: (what, job) => this.enqueue(what, job),
+      preflight: (id, generation) => this.exactlyOncePreflight(id, generation),
     });
     this.rebalance = new RebalanceHandler({
       configs: o.configs,
@@ -309,7 +326,12 @@ export class DistributedHerder implements Herder {
       this.o.plugins,
       config,
       validationContext(config.name, snapshot.connectorConfigs),
+      this.workerValidation,
     );
+  }
+
+  private get workerValidation() {
+    return { exactlyOnceSource: this.o.worker.exactlyOnce === 'enabled' };
   }
 
   healthCheck(): Promise<void> {
@@ -390,6 +412,7 @@ export class DistributedHerder implements Herder {
         this.o.plugins,
         full,
         validationContext(name, snapshot.connectorConfigs),
+        this.workerValidation,
       );
       const exists = snapshot.connectorConfigs.has(name);
       if (exists && !allowReplace)
@@ -509,6 +532,114 @@ export class DistributedHerder implements Herder {
     });
   }
 
+  // ---- exactly-once sources --------------------------------------------------------------
+
+  fenceZombies(name: string): Promise<void> {
+    return this.asLeader(async (snapshot) => {
+      const config = this.configOf(snapshot, name);
+      if (this.typeOf(config) !== 'source')
+        throw new HerderError('bad-request', `Connector ${name} is not a source connector`);
+      await this.fenceRound(name, snapshot);
+    });
+  }
+
+  /** One round of zombie fencing on the leader's loop, as Kafka's DistributedHerder does it. */
+  private async fenceRound(name: string, snapshot: ClusterConfigState): Promise<void> {
+    if (!snapshot.pendingFencing.has(name)) return;
+    const taskCount = snapshot.taskCounts.get(name) ?? 0;
+    const recorded = snapshot.taskCountRecords.get(name);
+    // No record: no transactional producer ever ran for it. One task before and after:
+    // the new task's own registration fences the old one.
+    if (recorded !== undefined && !(recorded === 1 && taskCount === 1)) {
+      const generation = snapshot.taskConfigGenerations.get(name);
+      await this.o.worker.fenceZombies(name, recorded);
+      if ((await this.fresh()).taskConfigGenerations.get(name) !== generation)
+        throw new HerderError(
+          'conflict',
+          'Fencing failed because new task configurations were generated for the connector',
+        );
+    }
+    await this.o.configs.putTaskCountRecord(name, taskCount);
+  }
+
+  /** Kafka's pre- and post-producer checks of an exactly-once source task. */
+  private exactlyOncePreflight(
+    id: { connector: string; task: number },
+    generation: number,
+  ): ExactlyOncePreflight | undefined {
+    if (this.o.worker.exactlyOnce !== 'enabled') return undefined;
+    const config = this.o.configs.snapshot().connectorConfigs.get(id.connector);
+    if (config === undefined || this.typeOf(config) !== 'source') return undefined;
+    const key = `${id.connector}-${id.task}`;
+    return {
+      beforeProducerInit: () => this.fenceBeforeStart(id.connector, key),
+      afterProducerInit: async () => {
+        await this.o.configs.readToEnd();
+        if (this.o.configs.snapshot().taskConfigGenerations.get(id.connector) !== generation)
+          throw new ConnectException(
+            `Cannot start source task ${key} with exactly-once support as the connector has already generated a new set of task configs`,
+          );
+        const assigned = this.member?.work.tasks.some(
+          (t) => t.connector === id.connector && t.task === id.task,
+        );
+        if (!assigned)
+          throw new ConnectException(
+            `Cannot start source task ${key} as it has already been revoked from this worker`,
+          );
+      },
+    };
+  }
+
+  /**
+   * The fencing a task needs before it starts: on the leader itself, else asked of the
+   * leader over REST. A rebalance in progress or an unreachable leader is retried for
+   * up to FENCE_RETRY_MS (the task's start deadline bounds it as well).
+   */
+  private async fenceBeforeStart(connector: string, key: string): Promise<void> {
+    const deadline = Date.now() + FENCE_RETRY_MS;
+    for (;;) {
+      try {
+        await this.fenceZombies(connector);
+        return;
+      } catch (e) {
+        let failure: unknown = e;
+        if (e instanceof HerderError && e.kind === 'not-leader' && e.leaderUrl) {
+          failure = await this.fenceOnLeader(e.leaderUrl, connector);
+          if (failure === undefined) return;
+        } else if (!(e instanceof HerderError && e.kind === 'rebalance-needed')) {
+          throw new ConnectException('Failed to perform round of zombie fencing', { cause: e });
+        }
+        if (this.stopping || Date.now() >= deadline)
+          throw new ConnectException(
+            `Failed to perform round of zombie fencing for task ${key}: ${(failure as Error).message}`,
+            { cause: failure },
+          );
+        this.o.logger.warn(
+          `Zombie fencing for task ${key} did not complete (${(failure as Error).message}); retrying`,
+        );
+        await new Promise<void>((resolve) =>
+          this.o.timers.schedule(FENCE_RETRY_BACKOFF_MS, resolve),
+        );
+      }
+    }
+  }
+
+  /** PUT /connectors/{name}/fence on the leader; the error, or undefined when it succeeded. */
+  private async fenceOnLeader(leaderUrl: string, connector: string): Promise<Error | undefined> {
+    const url = `${leaderUrl.replace(/\/+$/, '')}/connectors/${encodeURIComponent(connector)}/fence`;
+    try {
+      const res = await fetch(url, {
+        method: 'PUT',
+        signal: AbortSignal.timeout(FENCE_REQUEST_TIMEOUT_MS),
+      });
+      if (res.ok) return undefined;
+      const body = await res.text();
+      return new Error(`the leader at ${leaderUrl} answered ${res.status}: ${body}`);
+    } catch (e) {
+      return new Error(`the leader at ${leaderUrl} could not be reached: ${(e as Error).message}`);
+    }
+  }
+
   async resetConnectorActiveTopics(name: string): Promise<void> {
     this.configOf(await this.fresh(), name);
     for (const t of this.o.status.getTopics(name)) await this.o.status.deleteTopic(name, t.topic);
@@ -526,14 +657,29 @@ export class DistributedHerder implements Herder {
   }
 
   alterConnectorOffsets(name: string, offsets: ConnectorOffset[]): Promise<OffsetsMessage> {
-    return this.asLeader(async (snapshot) =>
-      alterConnectorOffsets(this.offsets, name, this.requireStopped(snapshot, name), offsets),
-    );
+    return this.asLeader(async (snapshot) => {
+      const config = await this.fencedBeforeOffsets(name, this.requireStopped(snapshot, name));
+      return alterConnectorOffsets(this.offsets, name, config, offsets);
+    });
   }
 
   resetConnectorOffsets(name: string): Promise<OffsetsMessage> {
-    return this.asLeader(async (snapshot) =>
-      resetConnectorOffsets(this.offsets, name, this.requireStopped(snapshot, name)),
-    );
+    return this.asLeader(async (snapshot) => {
+      const config = await this.fencedBeforeOffsets(name, this.requireStopped(snapshot, name));
+      return resetConnectorOffsets(this.offsets, name, config);
+    });
+  }
+
+  /**
+   * As Kafka: an exactly-once source's zombies are fenced before its offsets change,
+   * so none commits over the new offsets; the checks are made again afterwards.
+   */
+  private async fencedBeforeOffsets(
+    name: string,
+    config: ConnectorConfigMap,
+  ): Promise<ConnectorConfigMap> {
+    if (this.o.worker.exactlyOnce !== 'enabled' || this.typeOf(config) !== 'source') return config;
+    await this.fenceRound(name, this.o.configs.snapshot());
+    return this.requireStopped(await this.fresh(), name);
   }
 }

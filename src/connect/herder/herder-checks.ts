@@ -8,6 +8,7 @@ import {
   type ConfigInfos,
   configErrorMessages,
   validateConnectorConfig,
+  type WorkerValidation,
 } from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { type ConnectorConfigMap, HerderError } from './herder.ts';
@@ -25,8 +26,9 @@ export function requireValidConfig(
   plugins: PluginRegistry,
   config: ConnectorConfigMap,
   context: ValidationContext,
+  worker?: WorkerValidation,
 ): void {
-  const infos = validateWithReferences(providers, plugins, config, context);
+  const infos = validateWithReferences(providers, plugins, config, context, worker);
   if (infos.error_count === 0) return;
   const errors = configErrorMessages(infos);
   throw new HerderError(
@@ -52,13 +54,19 @@ export function validateWithReferences(
   plugins: PluginRegistry,
   config: ConnectorConfigMap,
   context: ValidationContext,
+  worker?: WorkerValidation,
 ): ConfigInfos {
   const { config: resolved, errors } = providers.tryResolve(config);
   const others = context.otherConnectors.map((o) => ({
     name: o.name,
     config: providers.tryResolve(o.config).config as Record<string, string>,
   }));
-  const infos = validateConnectorConfig(plugins, resolved, { ...context, otherConnectors: others });
+  const infos = validateConnectorConfig(
+    plugins,
+    resolved,
+    { ...context, otherConnectors: others },
+    worker,
+  );
   for (const entry of infos.configs) {
     const value = entry.value;
     if (value === null || !Object.hasOwn(config, value.name)) continue;

@@ -256,6 +256,11 @@ export interface Herder {
 
   /** Set the target state to STOPPED, shutting down its tasks (idempotent); not-found if unknown. */
   stopConnector(name: string): Promise<void>;
+  /**
+   * Zombie fencing of an exactly-once source connector's earlier task generations
+   * (Kafka's internal `PUT /connectors/{name}/fence`; leader only, forwarded there).
+   */
+  fenceZombies(name: string): Promise<void>;
 
   /** Topics the connector has used since creation or the last reset; not-found if unknown. */
   connectorActiveTopics(name: string): Promise<ActiveTopicsInfo>;

@@ -343,6 +343,14 @@ export class StandaloneHerder implements Herder {
   }
 
   /** Answers once the connector is STOPPED: bounded, since a stop interrupts a hung start. */
+  /** As Kafka's standalone herder: there is no exactly-once support to fence for. */
+  async fenceZombies(_name: string): Promise<void> {
+    throw new HerderError(
+      'bad-request',
+      'Kafka Connect in standalone mode does not support exactly-once source connectors.',
+    );
+  }
+
   stopConnector(name: string): Promise<void> {
     const stopping = this.serial.run(async () => {
       const entry = this.entry(name);

@@ -10,6 +10,9 @@
  *   PUT  /connectors/{name}/pause|resume            202, no body
  *   PUT  /connectors/{name}/stop                    204, no body (Connect's resource
  *                                                   returns void here, unlike pause)
+ *   PUT  /connectors/{name}/fence                   204: zombie fencing of an exactly-
+ *                                                   once source (internal: workers
+ *                                                   forward it to the leader)
  *   GET  /connectors/{name}/tasks                   200 [TaskInfo]
  *   GET  /connectors/{name}/tasks/{task}/status     200 TaskState
  *   POST /connectors/{name}/tasks/{task}/restart    204
@@ -108,6 +111,15 @@ export function registerConnectorStateResource(app: FastifyInstance, ctx: RestCo
     { schema: { params: connectorParams } },
     async (request, reply) => {
       await herder.stopConnector((request.params as NameParams).name);
+      return reply.code(204).send();
+    },
+  );
+
+  app.put(
+    '/connectors/:name/fence',
+    { schema: { params: connectorParams } },
+    async (request, reply) => {
+      await herder.fenceZombies((request.params as NameParams).name);
       return reply.code(204).send();
     },
   );

@@ -42,8 +42,17 @@ import {
   sinkOnlyDefs,
   sourceOnlyDefs,
 } from './connector-config.ts';
+import { exactlyOnceValidationErrors } from './exactly-once.ts';
 import type { PluginRegistry } from './plugins.ts';
 import { unknownConnectorKeys } from './unknown-connector-keys.ts';
+
+/** What validation needs to know of the worker (not shown to plugins). */
+export interface WorkerValidation {
+  /** exactly.once.source.support=enabled on this (distributed) worker. */
+  readonly exactlyOnceSource: boolean;
+}
+
+const NO_EXACTLY_ONCE: WorkerValidation = { exactlyOnceSource: false };
 
 export interface ConfigKeyInfo {
   name: string;
@@ -115,6 +124,7 @@ export function validateConnectorConfig(
   plugins: PluginRegistry,
   raw: RawConnectorConfig,
   context: ValidationContext,
+  worker: WorkerValidation = NO_EXACTLY_ONCE,
 ): ConfigInfos {
   const connType = raw['connector.class'];
   if (typeof connType !== 'string') {
@@ -142,6 +152,7 @@ export function validateConnectorConfig(
   addNullValueErrors(raw, values);
   if (manifest.type === 'sink') checkSinkTopics(raw, values);
   runConnectorHook(manifest, raw, values, context);
+  if (manifest.type === 'source') checkExactlyOnce(manifest, raw, values, worker);
   addUnknownKeyErrors(plugins, manifest, raw, [...defs.values()], values);
 
   const result = assemble(connType, [...defs.values()], values, plugins);
@@ -313,6 +324,25 @@ function checkSinkTopics(raw: RawConnectorConfig, values: Map<string, ValidatedV
       `The DLQ topic '${dlq}' may not be included in the list of topics ('topics=${topics.join(',')}') consumed by the connector`,
     );
   }
+}
+
+/** KIP-618's checks, on keys that parsed (exactly-once.ts has Kafka's messages). */
+function checkExactlyOnce(
+  manifest: SourceConnectorManifest,
+  raw: RawConnectorConfig,
+  values: Map<string, ValidatedValue>,
+  worker: WorkerValidation,
+): void {
+  const parsed = (key: string) => (values.get(key)?.errors.length ?? 1) === 0;
+  if (!parsed('exactly.once.support') || !parsed('transaction.boundary')) return;
+  const config: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') config[k] = v;
+  const errors = exactlyOnceValidationErrors(
+    manifest.createConnector(),
+    config,
+    worker.exactlyOnceSource,
+  );
+  for (const [key, messages] of errors) values.get(key)?.errors.push(...messages);
 }
 
 function runConnectorHook(

@@ -177,6 +177,8 @@ export interface ProducerSettings {
   deliveryTimeoutMs: number;
   /** Pause before a retry (retry.backoff.ms). */
   retryBackoffMs: number;
+  /** Exactly-once sources: transaction.timeout.ms (the client's default when unset). */
+  transactionTimeoutMs?: number;
 }
 
 /**
@@ -222,6 +224,9 @@ export function producerSettings(
     requestTimeoutMs: inheritedNumberKey(config, worker, 'request.timeout.ms', 30_000),
     deliveryTimeoutMs: numberKey(config, 'delivery.timeout.ms', 120_000),
     retryBackoffMs: inheritedNumberKey(config, worker, 'retry.backoff.ms', 100),
+    ...(config['transaction.timeout.ms'] !== undefined
+      ? { transactionTimeoutMs: numberKey(config, 'transaction.timeout.ms', 60_000) }
+      : {}),
   };
 }
 

@@ -15,9 +15,14 @@
  * librdkafka's murmur2_random agree), round-robin without a key. Topics missing from
  * the cluster are auto-created by the producer's metadata request where the broker
  * allows it, as with Kafka's producer.
+ *
+ * Exactly-once sources (KIP-618) use KafkaTransactionalSourceProducer: the same, on the
+ * client's TransactionalProducer with the task's transactional.id; `connect()`
+ * registers it with the transaction coordinator, fencing older producers of that id.
  */
 import { ClusterClient } from '../../protocol/client/cluster-client.ts';
 import { IdempotentProducer, type ProducerRecord } from '../../protocol/client/producer.ts';
+import { TransactionalProducer } from '../../protocol/client/transactional-producer.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { RecordMetadata } from '../api/source-task.ts';
 import type { ProducerSettings } from './kafka-clients.ts';
@@ -37,8 +42,16 @@ export interface SourceProducer {
   disconnect(): Promise<void>;
 }
 
+/** A source producer whose sends go into transactions (exactly-once sources). */
+export interface TransactionalSourceProducer extends SourceProducer {
+  beginTransaction(): void;
+  /** Waits for every send of the transaction, then commits it. */
+  commitTransaction(): Promise<void>;
+  abortTransaction(): Promise<void>;
+}
+
 export class KafkaSourceProducer implements SourceProducer {
-  private readonly producer: IdempotentProducer;
+  protected readonly producer: IdempotentProducer;
   readonly maxInFlight: number;
 
   constructor(
@@ -46,21 +59,33 @@ export class KafkaSourceProducer implements SourceProducer {
     clientId: string,
     settings: ProducerSettings,
     logger: Logger,
+    transactionalId?: string,
   ) {
     const client = new ClusterClient(bootstrapServers, {
       clientId,
       requestTimeoutMs: settings.requestTimeoutMs + 5_000,
     });
     this.maxInFlight = settings.maxInFlight;
-    this.producer = new IdempotentProducer(client, {
+    const options = {
       codec: settings.compression,
       requestTimeoutMs: settings.requestTimeoutMs,
       deliveryTimeoutMs: settings.deliveryTimeoutMs,
       retryBackoffMs: settings.retryBackoffMs,
       maxInFlight: settings.maxInFlight,
       allowAutoTopicCreation: true,
-      onRetry: (reason) => logger.warn({ err: reason }, `${clientId}: retrying a produce request`),
-    });
+      onRetry: (reason: Error) =>
+        logger.warn({ err: reason }, `${clientId}: retrying a produce request`),
+    };
+    this.producer =
+      transactionalId === undefined
+        ? new IdempotentProducer(client, options)
+        : new TransactionalProducer(client, {
+            ...options,
+            transactionalId,
+            ...(settings.transactionTimeoutMs !== undefined
+              ? { transactionTimeoutMs: settings.transactionTimeoutMs }
+              : {}),
+          });
   }
 
   connect(): Promise<void> {
@@ -73,5 +98,36 @@ export class KafkaSourceProducer implements SourceProducer {
 
   send(records: readonly ProducedRecord[]): Promise<RecordMetadata[]> {
     return this.producer.send(records);
+  }
+}
+
+export class KafkaTransactionalSourceProducer
+  extends KafkaSourceProducer
+  implements TransactionalSourceProducer
+{
+  constructor(
+    bootstrapServers: string[],
+    clientId: string,
+    settings: ProducerSettings,
+    logger: Logger,
+    transactionalId: string,
+  ) {
+    super(bootstrapServers, clientId, settings, logger, transactionalId);
+  }
+
+  private get transactional(): TransactionalProducer {
+    return this.producer as TransactionalProducer;
+  }
+
+  beginTransaction(): void {
+    this.transactional.beginTransaction();
+  }
+
+  commitTransaction(): Promise<void> {
+    return this.transactional.commitTransaction();
+  }
+
+  abortTransaction(): Promise<void> {
+    return this.transactional.abortTransaction();
   }
 }

@@ -30,6 +30,17 @@
  * the task's stop() is called to end it. Outstanding records are awaited for up to
  * offset.flush.timeout.ms, offsets committed, then task.stop(), then the producer is
  * closed. Nothing is called on the task after its stop() settled.
+ * Exactly-once (KIP-618, when the worker gives `exactlyOnce`): the producer is
+ * transactional. Before it registers, the herder fences the connector's earlier task
+ * generations (zombie fencing); after, it checks that this task is still current and
+ * assigned. Records go out inside a transaction, and where source-transactions.ts
+ * puts a boundary, every record handed over is awaited, the committable offsets are
+ * written to the offsets topic by the same producer, and the transaction commits:
+ * records and the offsets covering them become visible together or not at all. No
+ * periodic offset commit runs; commitRecord and task.commit() follow each commit. A
+ * failed send or commit fails the task (whatever errors.tolerance says, as in Kafka:
+ * tolerance covers conversion and transforms); its open transaction is aborted.
+ *
  * Stop while task.start has not returned (the worker stops or abandons a task stuck
  * in start): the producer, transforms and converters are released at once and stop()
  * resolves; the task's own stop() is called when its start returns, never during it
@@ -38,14 +49,27 @@
 import type { Admin } from 'kafkajs';
 import type { RecordHeader } from '../../protocol/record-batch.ts';
 import type { SourceRecord } from '../api/connect-record.ts';
-import { errorKind } from '../api/errors.ts';
+import { ConnectException, errorKind } from '../api/errors.ts';
 import type { OffsetStorageReader } from '../api/offset-storage-reader.ts';
-import type { RecordMetadata, SourceTask, SourceTaskContext } from '../api/source-task.ts';
+import type {
+  RecordMetadata,
+  SourceTask,
+  SourceTaskContext,
+  TransactionContext,
+} from '../api/source-task.ts';
 import { skipped } from '../errors/retry-with-tolerance-operator.ts';
 import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
+import type { TaskMetrics } from '../metrics/connect-metrics.ts';
+import type { SourceTaskMetrics } from '../metrics/task-metrics.ts';
+import { offsetValue } from './offset-keys.ts';
 import type { OffsetStorageWriter } from './offset-storage-writer.ts';
 import { closeRecordConverters } from './record-converters.ts';
-import type { ProducedRecord, SourceProducer } from './source-producer.ts';
+import type {
+  ProducedRecord,
+  SourceProducer,
+  TransactionalSourceProducer,
+} from './source-producer.ts';
+import type { TransactionAction, TransactionBoundaries } from './source-transactions.ts';
 import { errorTrace, taskIdString } from './status-listener.ts';
 import { type SubmittedRecord, SubmittedRecords } from './submitted-records.ts';
 import type { TaskRunnerOptions } from './task-runner-options.ts';
@@ -66,6 +90,23 @@ export interface WorkerSourceTaskOptions extends TaskRunnerOptions<SourceTask> {
   offsetFlushTimeoutMs: number;
   bufferMemory: number;
   maxRequestBytes: number;
+  /** Set when the task runs exactly-once (see the header). */
+  exactlyOnce?: ExactlyOnceSetup;
+  /** source-task-metrics and friends (GET /metrics). */
+  metrics?: TaskMetrics;
+}
+
+export interface ExactlyOnceSetup {
+  /** The task's producer (the same object as `producer`), transactional. */
+  producer: TransactionalSourceProducer;
+  transactionalId: string;
+  boundaries: TransactionBoundaries;
+  /** Where the offsets go, in the transactions (the worker's offset.storage.topic). */
+  offsetsTopic: string;
+  /** Zombie fencing of the connector's earlier task generations, before the producer registers. */
+  beforeProducerInit(): Promise<void>;
+  /** Throws when this task's generation is not current or it is no longer assigned here. */
+  afterProducerInit(): Promise<void>;
 }
 
 /** A converted record waiting for (or in) a produce request: the producer's record itself. */
@@ -97,6 +138,12 @@ export class WorkerSourceTask {
   private taskStopped = false;
   /** Records sent and acknowledged, for tests and metrics. */
   recordsAcknowledged = 0;
+  /** Exactly-once: whether a transaction is open. */
+  private inTransaction = false;
+  /** Exactly-once: commitRecord calls held until the transaction commits. */
+  private heldCommits: Array<{ record: SourceRecord; metadata: RecordMetadata | null }> = [];
+  private readonly transactionContext: TransactionContext | null;
+  private readonly m: SourceTaskMetrics | null;
 
   private readonly trouble: TaskTrouble;
 
@@ -107,6 +154,9 @@ export class WorkerSourceTask {
     // carries the detail the task reported (task-trouble.ts).
     this.trouble = new TaskTrouble(o.id, o.status);
     this.o = { ...o, status: this.trouble.listener };
+    this.transactionContext = o.exactlyOnce?.boundaries.context() ?? null;
+    this.m = o.metrics?.source ?? null;
+    if (this.m !== null) this.m.view = { activeRecords: () => this.submitted.unacknowledged };
   }
 
   /** What the task sees of the runtime (source-task.ts). */
@@ -118,6 +168,7 @@ export class WorkerSourceTask {
       offsetStorageReader: o.offsetReader,
       clock: o.clock,
       reportTrouble: (detail) => this.trouble.report(detail),
+      transactionContext: this.transactionContext,
       topicCreationOverride: (topic, configs) => {
         // Without topic creation the runtime creates no topic to apply it to.
         if (o.topicCreation === null || o.topicCreation.override(topic, configs)) return;
@@ -136,7 +187,15 @@ export class WorkerSourceTask {
   async start(): Promise<void> {
     const { o } = this;
     try {
+      const eo = o.exactlyOnce;
+      await eo?.beforeProducerInit();
       await o.producer.connect();
+      await eo?.afterProducerInit();
+      if (eo !== undefined) {
+        o.logger.info(
+          `${taskIdString(o.id)} runs exactly-once: transactional.id ${eo.transactionalId}, transaction.boundary=${eo.boundaries.boundary}`,
+        );
+      }
       // Stopped while connecting: close() released the producer; the task never starts.
       if (this.stopping) return;
       this.taskStart = Promise.resolve()
@@ -157,7 +216,7 @@ export class WorkerSourceTask {
     // Stopped (or abandoned) while starting: its stop() released everything.
     if (this.stopping) return;
     o.status.taskState(o.id, this.paused ? 'PAUSED' : 'RUNNING');
-    this.scheduleCommit();
+    if (o.exactlyOnce === undefined) this.scheduleCommit();
     this.loop = this.run();
   }
 
@@ -191,6 +250,9 @@ export class WorkerSourceTask {
     try {
       while (!this.stopping && this.failed === undefined) {
         if (this.paused) {
+          // Exactly-once: nothing stays open while paused (a long-open transaction
+          // holds read_committed readers back and is aborted at its timeout).
+          await this.finalTransaction();
           await this.waitForSignal();
           continue;
         }
@@ -204,10 +266,13 @@ export class WorkerSourceTask {
           continue;
         }
         let records: SourceRecord[] | null;
+        const pollStart = o.clock.now();
         try {
           records = await o.task.poll();
+          this.m?.recordPoll(records?.length ?? 0, o.clock.now() - pollStart);
         } catch (e) {
           if (errorKind(e) !== 'retriable') throw e;
+          o.metrics?.errors.recordRetry();
           o.logger.warn(
             { err: e },
             `${taskIdString(o.id)} poll failed with a retriable error; polling again`,
@@ -215,9 +280,12 @@ export class WorkerSourceTask {
           await this.waitForSignal(POLL_RETRY_BACKOFF_MS);
           continue;
         }
-        if (records !== null && records.length > 0) {
-          this.prepare(records);
-          this.kickSend();
+        const polled = records !== null && records.length > 0;
+        if (polled) await this.handOver(records as SourceRecord[]);
+        const eo = o.exactlyOnce;
+        if (eo !== undefined && this.failed === undefined) {
+          const action = eo.boundaries.afterBatch(o.clock.now(), polled);
+          if (action !== null) await this.endTransaction(action);
         }
         // A poll that settles at once resolves in a microtask: without a turn of the
         // event loop here, the producer's socket I/O and the commit timer would wait
@@ -228,18 +296,44 @@ export class WorkerSourceTask {
       this.fail(e);
     }
     if (this.failed !== undefined && !this.stopping) {
-      // A failed task keeps the offsets of what the broker acknowledged, then releases
-      // everything; the worker's later stop() finds nothing left to do.
+      // A failed task keeps the offsets of what the broker acknowledged (exactly-once:
+      // aborts what it has open), then releases everything; the worker's later stop()
+      // finds nothing left to do.
       await this.lastSettled;
-      await this.commitOffsets();
+      if (o.exactlyOnce === undefined) await this.commitOffsets();
+      else await this.abortOpenTransaction();
       await this.close();
     }
   }
 
-  /** Transform and convert polled records; queue them for the producer. */
-  private prepare(records: readonly SourceRecord[]): void {
+  /**
+   * Hand polled records to the producer. Exactly-once: a transaction is ended right
+   * after a record the task named through its TransactionContext.
+   */
+  private async handOver(records: readonly SourceRecord[]): Promise<void> {
+    let from = 0;
+    while (from < records.length && this.failed === undefined) {
+      const { end, action } = this.prepare(records, from);
+      this.kickSend();
+      if (action !== null) await this.endTransaction(action);
+      from = end;
+    }
+  }
+
+  /**
+   * Transform and convert records from `from` on; queue them for the producer. Stops
+   * after a record at which the task asked to end the transaction: `end` is the index
+   * after the last record prepared.
+   */
+  private prepare(
+    records: readonly SourceRecord[],
+    from: number,
+  ): { end: number; action: TransactionAction | null } {
     const { o } = this;
-    for (const record of records) {
+    const boundaries = o.exactlyOnce?.boundaries;
+    for (let i = from; i < records.length; i++) {
+      const record = records[i] as SourceRecord;
+      if (boundaries !== undefined) this.inTransaction ||= this.begin();
       const submitted = this.submitted.submit(record.sourcePartition, record.sourceOffset);
       const transformed = o.transforms.apply(record, o.operator, { sourceRecord: record });
       const pending =
@@ -250,12 +344,15 @@ export class WorkerSourceTask {
         // Dropped by a transform or tolerated: its offset still counts as done.
         this.submitted.ack(submitted);
         this.commitRecord(record, null);
-        continue;
+      } else {
+        this.outstandingBytes += pending.bytes;
+        this.pendingBytes += pending.bytes;
+        this.pending.push(pending);
       }
-      this.outstandingBytes += pending.bytes;
-      this.pendingBytes += pending.bytes;
-      this.pending.push(pending);
+      const action = boundaries?.afterRecord(record) ?? null;
+      if (action !== null) return { end: i + 1, action };
     }
+    return { end: records.length, action: null };
   }
 
   /** `transformed` converted into the record to produce (null: skipped by a tolerated error). */
@@ -287,6 +384,12 @@ export class WorkerSourceTask {
             return out;
           });
     if (headers === skipped) return null;
+    if (o.exactlyOnce !== undefined && record.topic === o.exactlyOnce.offsetsTopic) {
+      // As Kafka: the task's next offset read would wait on its own open transaction.
+      throw new ConnectException(
+        'Source tasks may not produce to their own offsets topics when exactly-once support is enabled',
+      );
+    }
     return {
       topic: record.topic,
       partition: record.kafkaPartition ?? null,
@@ -372,6 +475,7 @@ export class WorkerSourceTask {
         this.recordsAcknowledged++;
         this.commitRecord(p.record, metadata[i] as RecordMetadata);
       });
+      this.m?.recordWrite(batch.length);
     } catch (e) {
       for (const p of batch) this.outstandingBytes -= p.bytes;
       this.fail(e);
@@ -379,6 +483,16 @@ export class WorkerSourceTask {
   }
 
   private commitRecord(record: SourceRecord, metadata: RecordMetadata | null): void {
+    if (this.taskStopped || this.o.task.commitRecord === undefined) return;
+    if (this.o.exactlyOnce !== undefined) {
+      // Delivered only once its transaction commits.
+      this.heldCommits.push({ record, metadata });
+      return;
+    }
+    this.notifyCommitRecord(record, metadata);
+  }
+
+  private notifyCommitRecord(record: SourceRecord, metadata: RecordMetadata | null): void {
     if (this.taskStopped || this.o.task.commitRecord === undefined) return;
     try {
       const r = this.o.task.commitRecord(record, metadata);
@@ -389,6 +503,120 @@ export class WorkerSourceTask {
     } catch (e) {
       // Kafka Connect logs and goes on: commitRecord is a notification.
       this.o.logger.warn({ err: e }, `${taskIdString(this.o.id)} commitRecord failed`);
+    }
+  }
+
+  // ---- exactly-once transactions ------------------------------------------------------
+
+  /** Opens a transaction; returns true (for `inTransaction ||= this.begin()`). */
+  private begin(): boolean {
+    (this.o.exactlyOnce as ExactlyOnceSetup).producer.beginTransaction();
+    return true;
+  }
+
+  /** Every pending record handed to the producer and its send settled. */
+  private async drainSends(): Promise<void> {
+    while (this.failed === undefined) {
+      this.kickSend();
+      if (this.pending.length === 0 && this.inFlight === 0) return;
+      await this.lastSettled;
+    }
+  }
+
+  /**
+   * Ends the open transaction at a boundary: commit writes the committable offsets
+   * into it and commits; abort drops its records and commits their offsets in a
+   * transaction of their own (Kafka's connector-defined abort). Throws on failure.
+   */
+  private async endTransaction(action: TransactionAction): Promise<void> {
+    const { o } = this;
+    const eo = o.exactlyOnce as ExactlyOnceSetup;
+    await this.drainSends();
+    if (this.failed !== undefined) return;
+    if (action === 'abort') {
+      if (this.inTransaction) {
+        await eo.producer.abortTransaction();
+        this.inTransaction = false;
+        o.logger.info(`${taskIdString(o.id)} aborted a transaction as the task asked`);
+      }
+      // Not delivered: commitRecord says so with no metadata.
+      for (const held of this.heldCommits) held.metadata = null;
+    }
+    const committable = this.submitted.committableOffsets();
+    if (!this.inTransaction && committable.offsets.size === 0) {
+      await this.afterCommit();
+      return;
+    }
+    this.inTransaction ||= this.begin();
+    const started = o.clock.now();
+    try {
+      await this.commitWithOffsets(eo, committable.offsets);
+    } catch (e) {
+      this.m?.recordOffsetCommit(false, o.clock.now() - started);
+      throw e;
+    }
+    this.m?.recordOffsetCommit(true, o.clock.now() - started);
+    this.inTransaction = false;
+    await this.afterCommit();
+  }
+
+  /** The offsets into the open transaction, then its commit. */
+  private async commitWithOffsets(
+    eo: ExactlyOnceSetup,
+    committable: ReadonlyMap<string, { offset: SourceRecord['sourceOffset'] }>,
+  ): Promise<void> {
+    if (committable.size > 0) {
+      const offsets: ProducedRecord[] = [];
+      for (const [key, { offset }] of committable) {
+        offsets.push({
+          topic: eo.offsetsTopic,
+          partition: null,
+          key: Buffer.from(key, 'utf8'),
+          value: Buffer.from(offsetValue(offset), 'utf8'),
+          timestamp: null,
+          headers: NO_HEADERS,
+        });
+      }
+      await eo.producer.send(offsets);
+    }
+    await eo.producer.commitTransaction();
+  }
+
+  /** After a commit: the held commitRecord calls, then task.commit(). */
+  private async afterCommit(): Promise<void> {
+    const held = this.heldCommits;
+    this.heldCommits = [];
+    for (const { record, metadata } of held) this.notifyCommitRecord(record, metadata);
+    await this.taskCommit();
+  }
+
+  /** At pause or stop: end the open transaction as the boundaries say; abort otherwise. */
+  private async finalTransaction(): Promise<void> {
+    const eo = this.o.exactlyOnce;
+    if (eo === undefined || this.failed !== undefined) return;
+    if (!this.inTransaction && this.pending.length === 0 && this.inFlight === 0) return;
+    const action = eo.boundaries.final(this.o.clock.now());
+    try {
+      if (action !== null) await this.endTransaction(action);
+    } catch (e) {
+      this.fail(e);
+    }
+    await this.abortOpenTransaction();
+  }
+
+  /** Abort a transaction left open (failure, or stop without a commit); logs errors. */
+  private async abortOpenTransaction(): Promise<void> {
+    const eo = this.o.exactlyOnce;
+    if (eo === undefined || !this.inTransaction) return;
+    this.inTransaction = false;
+    this.heldCommits = [];
+    try {
+      await eo.producer.abortTransaction();
+    } catch (e) {
+      this.o.logger.warn(
+        { err: e },
+        `${taskIdString(this.o.id)} could not abort its open transaction; the broker aborts it at transaction.timeout.ms`,
+      );
     }
   }
 
@@ -423,6 +651,7 @@ export class WorkerSourceTask {
     }
     if (o.offsetWriter.beginFlush()) {
       let timer: (() => void) | undefined;
+      const started = o.clock.now();
       try {
         await Promise.race([
           o.offsetWriter.doFlush(),
@@ -434,7 +663,9 @@ export class WorkerSourceTask {
             );
           }),
         ]);
+        this.m?.recordOffsetCommit(true, o.clock.now() - started);
       } catch (e) {
+        this.m?.recordOffsetCommit(false, o.clock.now() - started);
         o.offsetWriter.cancelFlush();
         o.logger.error({ err: e }, `${taskIdString(o.id)} failed to commit offsets`);
         return;
@@ -442,6 +673,11 @@ export class WorkerSourceTask {
         timer?.();
       }
     }
+    await this.taskCommit();
+  }
+
+  private async taskCommit(): Promise<void> {
+    const { o } = this;
     if (this.taskStopped || o.task.commit === undefined) return;
     try {
       await o.task.commit();
@@ -484,23 +720,30 @@ export class WorkerSourceTask {
         );
         await this.stopTask();
       }
-      this.kickSend();
-      // A failed task sends nothing more: only what is in flight can still be acknowledged.
-      let drained = true;
-      if (this.failed === undefined) {
-        drained = await this.submitted.awaitAllAcknowledged(o.offsetFlushTimeoutMs);
-      } else {
-        await this.lastSettled;
-      }
-      if (!drained) {
-        o.logger.warn(
-          `${taskIdString(o.id)} ${this.submitted.unacknowledged} records were not acknowledged within ${o.offsetFlushTimeoutMs} ms; their offsets are not committed`,
-        );
-      }
-      await this.commitOffsets();
+      if (o.exactlyOnce !== undefined) await this.finalTransaction();
+      else await this.drainAndCommit();
     }
     await this.close();
     if (this.failed === undefined) o.status.taskState(o.id, 'UNASSIGNED');
+  }
+
+  /** At stop: the records outstanding acknowledged (within offset.flush.timeout.ms), offsets committed. */
+  private async drainAndCommit(): Promise<void> {
+    const { o } = this;
+    this.kickSend();
+    // A failed task sends nothing more: only what is in flight can still be acknowledged.
+    let drained = true;
+    if (this.failed === undefined) {
+      drained = await this.submitted.awaitAllAcknowledged(o.offsetFlushTimeoutMs);
+    } else {
+      await this.lastSettled;
+    }
+    if (!drained) {
+      o.logger.warn(
+        `${taskIdString(o.id)} ${this.submitted.unacknowledged} records were not acknowledged within ${o.offsetFlushTimeoutMs} ms; their offsets are not committed`,
+      );
+    }
+    await this.commitOffsets();
   }
 
   private closed = false;

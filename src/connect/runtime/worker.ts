@@ -45,6 +45,14 @@ import { ConfigProviders } from './config-providers.ts';
 import { unlistedConnectorKeys } from './config-validation.ts';
 import { ConnectorOffsetReader } from './connector-offset-reader.ts';
 import {
+  type ExactlyOnceMode,
+  exactlyOnceMode,
+  fenceProducers,
+  taskTransactionalId,
+  transactionBoundaryOf,
+  transactionIntervalMs,
+} from './exactly-once.ts';
+import {
   clientConfig,
   consumerSettings,
   createKafka,
@@ -56,14 +64,15 @@ import { listValue } from './plugin-config.ts';
 import { StatusGate, settlesWithin } from './plugin-deadlines.ts';
 import type { PluginRegistry } from './plugins.ts';
 import { createRecordConverters } from './record-converters.ts';
-import { KafkaSourceProducer } from './source-producer.ts';
+import { KafkaSourceProducer, KafkaTransactionalSourceProducer } from './source-producer.ts';
+import { TransactionBoundaries } from './source-transactions.ts';
 import { errorTrace, type StatusListener, taskIdString } from './status-listener.ts';
 import { TopicCreation } from './topic-creation.ts';
 import { TransformationChain } from './transformation-chain.ts';
 import { unusedKeyMessage } from './unknown-connector-keys.ts';
 import { WorkerConnector } from './worker-connector.ts';
 import { WorkerSinkTask } from './worker-sink-task.ts';
-import { WorkerSourceTask } from './worker-source-task.ts';
+import { WorkerSourceTask, type WorkerSourceTaskOptions } from './worker-source-task.ts';
 
 export interface WorkerOptions {
   workerId: string;
@@ -84,6 +93,16 @@ export interface WorkerOptions {
 }
 
 type RunningTask = WorkerSourceTask | WorkerSinkTask;
+
+/**
+ * What the herder does around an exactly-once source task's producer registration
+ * (Kafka's pre- and post-producer checks): zombie fencing of the connector's earlier
+ * task generations before, and after, a check that the task is still current here.
+ */
+export interface ExactlyOncePreflight {
+  beforeProducerInit(): Promise<void>;
+  afterProducerInit(): Promise<void>;
+}
 
 /** The deadlines' defaults when the config lacks the keys (worker-config.ts says why). */
 const DEFAULT_START_TIMEOUT_MS = 60_000;
@@ -130,11 +149,14 @@ export class Worker {
   private readonly connectors = new Map<string, WorkerConnector>();
   private readonly tasks = new Map<string, TaskSlot>();
   private readonly providers: ConfigProviders;
+  /** exactly.once.source.support (exactly-once.ts). */
+  readonly exactlyOnce: ExactlyOnceMode;
   /** This worker's metrics (GET /metrics serves them). */
   readonly metrics: ConnectMetrics;
 
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId;
+    this.exactlyOnce = exactlyOnceMode(o.config);
     this.metrics = o.metrics ?? new ConnectMetrics({ clock: o.clock ?? systemClock });
     // Task states feed connector-task-metrics on their way to the herder.
     this.o = { ...o, status: this.metrics.statusListener(o.status) };
@@ -153,6 +175,26 @@ export class Worker {
     const admin = this.kafka.admin();
     await admin.connect();
     this.admin = admin;
+  }
+
+  /**
+   * Fences the transactional producers of tasks 0..taskCount-1 of a connector
+   * (Kafka's Worker.fenceZombies): none of them can write or commit afterwards.
+   */
+  async fenceZombies(connector: string, taskCount: number): Promise<void> {
+    const groupId = String(this.o.config['group.id'] ?? '');
+    const ids = Array.from({ length: taskCount }, (_, task) =>
+      taskTransactionalId(groupId, { connector, task }),
+    );
+    this.logger.info(
+      { connector, transactionalIds: ids },
+      `Fencing out ${taskCount} task producers of ${connector}`,
+    );
+    await fenceProducers(
+      (this.o.config['bootstrap.servers'] as string[] | undefined) ?? [],
+      ids,
+      `connect-fencing-${connector}`,
+    );
   }
 
   /** What resolves config references for this worker (config-providers.ts). */
@@ -368,6 +410,7 @@ export class Worker {
     connectorConfig: ConnectorConfig,
     taskConfig: TaskConfig,
     target: TargetState,
+    preflight?: ExactlyOncePreflight,
   ): Promise<boolean> {
     const key = taskIdString(id);
     if (this.tasks.has(key))
@@ -377,7 +420,7 @@ export class Worker {
     this.metrics.addTask(id, this.connectorType(connectorConfig) === 'source' ? 'source' : 'sink');
     const startMs = this.timeoutMs('task.start.timeout.ms', DEFAULT_START_TIMEOUT_MS);
     const cancelDeadline = this.timers.schedule(startMs, () => this.abandonStart(slot, startMs));
-    return this.runTask(slot, connectorConfig, taskConfig, target)
+    return this.runTask(slot, connectorConfig, taskConfig, target, preflight)
       .then((started) => {
         // Stopped while starting is neither a success nor a failure.
         this.metrics.worker.recordTaskStartup(started ? true : slot.isEnded ? undefined : false);
@@ -391,6 +434,7 @@ export class Worker {
     connectorConfig: ConnectorConfig,
     taskConfig: TaskConfig,
     target: TargetState,
+    preflight: ExactlyOncePreflight | undefined,
   ): Promise<boolean> {
     const key = taskIdString(slot.id);
     let runner: RunningTask;
@@ -401,6 +445,7 @@ export class Worker {
         this.providers.resolve(taskConfig),
         target,
         slot.gate,
+        preflight,
       );
     } catch (e) {
       this.logger.error({ err: e }, `Failed to create task ${key}`);
@@ -530,6 +575,7 @@ export class Worker {
     taskConfig: TaskConfig,
     target: TargetState,
     status: StatusListener,
+    preflight: ExactlyOncePreflight | undefined,
   ): Promise<RunningTask> {
     const manifest = this.manifest(connectorConfig);
     const worker = this.o.config;
@@ -557,16 +603,46 @@ export class Worker {
         worker['topic.creation.enable'] !== false,
         withTopicCreationDefaults(manifest, connectorConfig),
       );
+      const bootstrap = (worker['bootstrap.servers'] as string[] | undefined) ?? [];
+      const clientId = `connector-producer-${id.connector}-${id.task}`;
+      let producer: KafkaSourceProducer;
+      let exactlyOnce: WorkerSourceTaskOptions['exactlyOnce'];
+      if (this.exactlyOnce === 'enabled') {
+        if (preflight === undefined)
+          throw new ConnectException(
+            `Task ${taskIdString(id)} cannot run exactly-once without its herder's zombie fencing`,
+          );
+        const transactionalId = taskTransactionalId(String(worker['group.id'] ?? ''), id);
+        const transactional = new KafkaTransactionalSourceProducer(
+          bootstrap,
+          clientId,
+          settings,
+          this.logger,
+          transactionalId,
+        );
+        producer = transactional;
+        exactlyOnce = {
+          producer: transactional,
+          transactionalId,
+          boundaries: new TransactionBoundaries(
+            transactionBoundaryOf(connectorConfig),
+            transactionIntervalMs(connectorConfig, common.offsetFlushIntervalMs),
+            this.clock.now(),
+          ),
+          offsetsTopic: String(worker['offset.storage.topic'] ?? 'connect-offsets'),
+          beforeProducerInit: () => preflight.beforeProducerInit(),
+          afterProducerInit: () => preflight.afterProducerInit(),
+        };
+      } else {
+        producer = new KafkaSourceProducer(bootstrap, clientId, settings, this.logger);
+      }
       return new WorkerSourceTask({
         ...common,
         task: manifest.createTask(),
         operator: this.operator(id, connectorConfig, [], metrics),
-        producer: new KafkaSourceProducer(
-          (worker['bootstrap.servers'] as string[] | undefined) ?? [],
-          `connector-producer-${id.connector}-${id.task}`,
-          settings,
-          this.logger,
-        ),
+        metrics,
+        producer,
+        ...(exactlyOnce !== undefined ? { exactlyOnce } : {}),
         offsetReader: new ConnectorOffsetReader(id.connector, this.o.offsetStore),
         offsetWriter: new OffsetStorageWriter(id.connector, this.o.offsetStore),
         topicCreation,

@@ -31,6 +31,15 @@ export interface ClusterConfigState {
   readonly taskConfigs: ReadonlyMap<string, readonly ConnectorConfigMap[]>;
   /** Connectors whose last commit did not match the task configs before it: no tasks run. */
   readonly inconsistent: ReadonlySet<string>;
+  /**
+   * Exactly-once sources (KIP-618): the task count of each connector's latest
+   * `tasks-fencing-<name>` record, the task count its last zombie fencing recorded.
+   */
+  readonly taskCountRecords: ReadonlyMap<string, number>;
+  /** Per connector, how many task config sets were committed (0 for the first). */
+  readonly taskConfigGenerations: ReadonlyMap<string, number>;
+  /** Connectors whose task configs were committed after their latest task count record. */
+  readonly pendingFencing: ReadonlySet<string>;
 }
 
 export interface ConfigUpdateListener {
@@ -59,6 +68,11 @@ export interface ConfigBackingStore {
   removeConnectorConfig(connector: string): Promise<void>;
   putTaskConfigs(connector: string, configs: readonly ConnectorConfigMap[]): Promise<void>;
   putTargetState(connector: string, state: TargetState): Promise<void>;
+  /**
+   * Records that the producers of the connector's earlier task generations are fenced
+   * and `taskCount` tasks now run (Kafka Connect's `tasks-fencing-<name>` record).
+   */
+  putTaskCountRecord(connector: string, taskCount: number): Promise<void>;
   /** Asks every worker to restart what it runs of the connector (as `request` says). */
   putRestartRequest(request: RestartRequest): Promise<void>;
   /**

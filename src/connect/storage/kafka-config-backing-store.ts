@@ -10,6 +10,9 @@
  *   task-<name>-<n>       {"properties": {...}}
  *   commit-<name>         {"tasks": N}
  *   restart-connector-<name>  {"include-tasks": bool, "only-failed": bool}
+ *   tasks-fencing-<name>  {"task-count": N}  (exactly-once sources: the task count the
+ *                         last zombie fencing recorded; task configs committed after it
+ *                         leave the connector pending fencing)
  *
  * Invariants:
  *   - Task configs are staged as they are read and applied only when the commit
@@ -23,8 +26,7 @@
  *     task configs and counts are dropped when the config tombstone is read.
  *   - Restart requests are passed to listeners only once the store has caught up
  *     at start: a restart asked before this worker started is history, not news.
- *   - Records with other keys (session-key, task fencing records of Java workers)
- *     are skipped: this store does not act on them.
+ *   - Records with other keys (session-key) are skipped: this store does not act on them.
  *
  * After a crash nothing needs repair: the state is rebuilt by reading the topic
  * from the beginning. Who calls it: the distributed herder (writes only as leader,
@@ -68,6 +70,8 @@ export const targetStateKey = (name: string) => `target-state-${name}`;
 export const taskConfigKey = (id: ConnectorTaskId) => `task-${id.connector}-${id.task}`;
 export const commitKey = (name: string) => `commit-${name}`;
 export const restartKey = (name: string) => `restart-connector-${name}`;
+const TASK_COUNT_PREFIX = 'tasks-fencing-';
+export const taskCountKey = (name: string) => `${TASK_COUNT_PREFIX}${name}`;
 
 /** Connect's TargetState names on the wire; RUNNING is STARTED there. */
 function toWire(state: TargetState): string {
@@ -89,6 +93,9 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
   private readonly taskCounts = new Map<string, number>();
   private readonly taskConfigs = new Map<string, ConnectorConfigMap[]>();
   private readonly inconsistent = new Set<string>();
+  private readonly taskCountRecords = new Map<string, number>();
+  private readonly taskConfigGenerations = new Map<string, number>();
+  private readonly pendingFencing = new Set<string>();
   /** Task configs read but not yet committed. */
   private readonly staged = new Map<string, Map<number, ConnectorConfigMap>>();
   private readonly listeners: ConfigUpdateListener[] = [];
@@ -137,6 +144,9 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
       taskCounts: new Map(this.taskCounts),
       taskConfigs: new Map([...this.taskConfigs].map(([k, v]) => [k, v.map((c) => ({ ...c }))])),
       inconsistent: new Set(this.inconsistent),
+      taskCountRecords: new Map(this.taskCountRecords),
+      taskConfigGenerations: new Map(this.taskConfigGenerations),
+      pendingFencing: new Set(this.pendingFencing),
     };
   }
 
@@ -174,6 +184,12 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
 
   async putTargetState(connector: string, state: TargetState): Promise<void> {
     await this.write([{ key: targetStateKey(connector), value: targetStateValue(state) }]);
+  }
+
+  async putTaskCountRecord(connector: string, taskCount: number): Promise<void> {
+    await this.write([
+      { key: taskCountKey(connector), value: JSON.stringify({ 'task-count': taskCount }) },
+    ]);
   }
 
   async putRestartRequest(request: RestartRequest): Promise<void> {
@@ -237,6 +253,8 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
       this.applyRestart(key.slice('restart-connector-'.length), value);
     else if (key.startsWith('commit-'))
       this.applyCommit(key.slice('commit-'.length), value, record.offset);
+    else if (key.startsWith(TASK_COUNT_PREFIX))
+      this.applyTaskCount(key.slice(TASK_COUNT_PREFIX.length), value, record.offset);
     else if (key.startsWith(LOGGER_CLUSTER_PREFIX))
       this.applyLoggerLevel(key.slice(LOGGER_CLUSTER_PREFIX.length), value);
     else this.options.logger.debug({ key }, 'ignoring config record this runtime does not use');
@@ -250,6 +268,9 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
       this.taskConfigs.delete(name);
       this.staged.delete(name);
       this.inconsistent.delete(name);
+      this.taskCountRecords.delete(name);
+      this.taskConfigGenerations.delete(name);
+      this.pendingFencing.delete(name);
       if (existed) this.notify((l) => l.onConnectorConfigRemove(name));
       return;
     }
@@ -312,6 +333,9 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
     }
     const staged = this.staged.get(connector) ?? new Map<number, ConnectorConfigMap>();
     this.staged.delete(connector);
+    // As Kafka Connect: task configs after the latest task count record need a round
+    // of zombie fencing before exactly-once tasks may run them, consistent or not.
+    this.pendingFencing.add(connector);
     // Only tasks 0..N-1 must be present: after compaction, task records of an older,
     // larger set may still precede this commit, and are ignored (as in Connect).
     let complete = true;
@@ -325,6 +349,10 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
       return;
     }
     this.inconsistent.delete(connector);
+    this.taskConfigGenerations.set(
+      connector,
+      (this.taskConfigGenerations.get(connector) ?? -1) + 1,
+    );
     this.taskConfigs.set(
       connector,
       Array.from({ length: count }, (_, t) => staged.get(t)!),
@@ -332,6 +360,20 @@ export class KafkaConfigBackingStore implements ConfigBackingStore {
     this.taskCounts.set(connector, count);
     const ids = Array.from({ length: count }, (_, task) => ({ connector, task }));
     this.notify((l) => l.onTaskConfigUpdate(ids));
+  }
+
+  private applyTaskCount(
+    connector: string,
+    value: Record<string, unknown> | null,
+    offset: number,
+  ): void {
+    const count = value?.['task-count'];
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+      this.options.logger.error({ connector, offset }, 'malformed task count record; skipped');
+      return;
+    }
+    this.taskCountRecords.set(connector, count);
+    this.pendingFencing.delete(connector);
   }
 
   private applyRestart(connector: string, value: Record<string, unknown> | null): void {

@@ -74,6 +74,9 @@ function configs(names: string[]): ConfigBackingStore {
     taskCounts: new Map(names.map((n) => [n, 1])),
     taskConfigs: new Map(names.map((n) => [n, [{ task: '0' }]])),
     inconsistent: new Set(),
+    taskCountRecords: new Map(),
+    taskConfigGenerations: new Map(),
+    pendingFencing: new Set(),
   };
   return {
     snapshot: () => snapshot,

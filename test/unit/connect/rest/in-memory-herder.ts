@@ -297,6 +297,12 @@ export class InMemoryHerder implements Herder {
     });
   }
 
+  fenceZombies(name: string): Promise<void> {
+    return this.call(() => {
+      this.get(name);
+    });
+  }
+
   stopConnector(name: string): Promise<void> {
     return this.call(() => this.retarget(name, 'STOPPED'));
   }
