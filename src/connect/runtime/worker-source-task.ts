@@ -34,9 +34,12 @@
  * transactional. Before it registers, the herder fences the connector's earlier task
  * generations (zombie fencing); after, it checks that this task is still current and
  * assigned. Records go out inside a transaction, and where source-transactions.ts
- * puts a boundary, every record handed over is awaited, the committable offsets are
- * written to the offsets topic by the same producer, and the transaction commits:
- * records and the offsets covering them become visible together or not at all. No
+ * puts a boundary, the rest of the polled records are handed to the producer, the
+ * offsets of every record of the transaction are sent after them to the offsets topic
+ * by the same producer (without waiting for the records' acknowledgements: as in
+ * Kafka, the commit succeeds only if every send of the transaction did), and the
+ * transaction commits: records and the offsets covering them become visible together
+ * or not at all. No
  * periodic offset commit runs; commitRecord and task.commit() follow each commit. A
  * failed send or commit fails the task (whatever errors.tolerance says, as in Kafka:
  * tolerance covers conversion and transforms); its open transaction is aborted.
@@ -48,7 +51,7 @@
  */
 import type { Admin } from 'kafkajs';
 import type { RecordHeader } from '../../protocol/record-batch.ts';
-import type { SourceRecord } from '../api/connect-record.ts';
+import type { SourceOffset, SourcePartition, SourceRecord } from '../api/connect-record.ts';
 import { ConnectException, errorKind } from '../api/errors.ts';
 import type { OffsetStorageReader } from '../api/offset-storage-reader.ts';
 import type {
@@ -140,6 +143,8 @@ export class WorkerSourceTask {
   recordsAcknowledged = 0;
   /** Exactly-once: whether a transaction is open. */
   private inTransaction = false;
+  /** Exactly-once: the latest offset per source partition of the open transaction. */
+  private txnOffsets = new Map<string, { partition: SourcePartition; offset: SourceOffset }>();
   /** Exactly-once: commitRecord calls held until the transaction commits. */
   private heldCommits: Array<{ record: SourceRecord; metadata: RecordMetadata | null }> = [];
   private readonly transactionContext: TransactionContext | null;
@@ -335,6 +340,11 @@ export class WorkerSourceTask {
       const record = records[i] as SourceRecord;
       if (boundaries !== undefined) this.inTransaction ||= this.begin();
       const submitted = this.submitted.submit(record.sourcePartition, record.sourceOffset);
+      if (boundaries !== undefined)
+        this.txnOffsets.set(submitted.queue.key, {
+          partition: record.sourcePartition,
+          offset: record.sourceOffset,
+        });
       const transformed = o.transforms.apply(record, o.operator, { sourceRecord: record });
       const pending =
         transformed === null || transformed === skipped
@@ -523,17 +533,26 @@ export class WorkerSourceTask {
     }
   }
 
+  /** Every pending record handed to the producer (sends may still be in flight). */
+  private async handOverPending(): Promise<void> {
+    while (this.failed === undefined) {
+      this.kickSend();
+      if (this.pending.length === 0) return;
+      await this.lastSettled;
+    }
+  }
+
   /**
-   * Ends the open transaction at a boundary: commit writes the committable offsets
+   * Ends the open transaction at a boundary: commit sends the offsets of its records
    * into it and commits; abort drops its records and commits their offsets in a
    * transaction of their own (Kafka's connector-defined abort). Throws on failure.
    */
   private async endTransaction(action: TransactionAction): Promise<void> {
     const { o } = this;
     const eo = o.exactlyOnce as ExactlyOnceSetup;
-    await this.drainSends();
-    if (this.failed !== undefined) return;
     if (action === 'abort') {
+      await this.drainSends();
+      if (this.failed !== undefined) return;
       if (this.inTransaction) {
         await eo.producer.abortTransaction();
         this.inTransaction = false;
@@ -541,45 +560,48 @@ export class WorkerSourceTask {
       }
       // Not delivered: commitRecord says so with no metadata.
       for (const held of this.heldCommits) held.metadata = null;
+    } else {
+      await this.handOverPending();
+      if (this.failed !== undefined) return;
     }
-    const committable = this.submitted.committableOffsets();
-    if (!this.inTransaction && committable.offsets.size === 0) {
+    const offsets = this.txnOffsets;
+    this.txnOffsets = new Map();
+    if (!this.inTransaction && offsets.size === 0) {
       await this.afterCommit();
       return;
     }
     this.inTransaction ||= this.begin();
     const started = o.clock.now();
     try {
-      await this.commitWithOffsets(eo, committable.offsets);
+      if (offsets.size > 0) {
+        const records: ProducedRecord[] = [];
+        for (const [key, { offset }] of offsets) {
+          records.push({
+            topic: eo.offsetsTopic,
+            partition: null,
+            key: Buffer.from(key, 'utf8'),
+            value: Buffer.from(offsetValue(offset), 'utf8'),
+            timestamp: null,
+            headers: NO_HEADERS,
+          });
+        }
+        // Handed over after the records' sends; the commit below waits for its answer.
+        await this.sendOrder.then(() => {
+          eo.producer.send(records).catch(() => undefined);
+        });
+      }
+      // Waits for every send of the transaction (the offsets' included), then commits.
+      await eo.producer.commitTransaction();
     } catch (e) {
       this.m?.recordOffsetCommit(false, o.clock.now() - started);
       throw e;
     }
     this.m?.recordOffsetCommit(true, o.clock.now() - started);
     this.inTransaction = false;
+    // The acknowledgements of the committed records are processed in order first.
+    await this.lastSettled;
+    this.submitted.committableOffsets();
     await this.afterCommit();
-  }
-
-  /** The offsets into the open transaction, then its commit. */
-  private async commitWithOffsets(
-    eo: ExactlyOnceSetup,
-    committable: ReadonlyMap<string, { offset: SourceRecord['sourceOffset'] }>,
-  ): Promise<void> {
-    if (committable.size > 0) {
-      const offsets: ProducedRecord[] = [];
-      for (const [key, { offset }] of committable) {
-        offsets.push({
-          topic: eo.offsetsTopic,
-          partition: null,
-          key: Buffer.from(key, 'utf8'),
-          value: Buffer.from(offsetValue(offset), 'utf8'),
-          timestamp: null,
-          headers: NO_HEADERS,
-        });
-      }
-      await eo.producer.send(offsets);
-    }
-    await eo.producer.commitTransaction();
   }
 
   /** After a commit: the held commitRecord calls, then task.commit(). */
@@ -594,7 +616,7 @@ export class WorkerSourceTask {
   private async finalTransaction(): Promise<void> {
     const eo = this.o.exactlyOnce;
     if (eo === undefined || this.failed !== undefined) return;
-    if (!this.inTransaction && this.pending.length === 0 && this.inFlight === 0) return;
+    if (!this.inTransaction && this.pending.length === 0 && this.txnOffsets.size === 0) return;
     const action = eo.boundaries.final(this.o.clock.now());
     try {
       if (action !== null) await this.endTransaction(action);
@@ -610,6 +632,7 @@ export class WorkerSourceTask {
     if (eo === undefined || !this.inTransaction) return;
     this.inTransaction = false;
     this.heldCommits = [];
+    this.txnOffsets = new Map();
     try {
       await eo.producer.abortTransaction();
     } catch (e) {

@@ -1,0 +1,250 @@
+/**
+ * CDC streaming with exactly-once delivery (KIP-618) next to the same stream at-least-once,
+ * and next to pg_recvlogical (the limit), in one run on one machine.
+ *
+ * For each mode a `connect worker` child process (distributed mode, embedded broker,
+ * data in a fresh folder) runs the Postgres CDC connector on its own database. Once
+ * the connector streams, it is stopped (PUT /stop), BENCH_TXNS transactions of 10
+ * rows (default 30,000: 300k change events) are written, and it is resumed: the figure
+ * is events/s from the resume until the replication slot's confirmed_flush_lsn passes
+ * the last commit. The task confirms a transaction only once the offsets covering it
+ * are stored (at-least-once: flushed every offset.flush.interval.ms = 100 ms;
+ * exactly-once: committed with the records, one transaction per poll), so both
+ * clocks stop at the same point: everything delivered and recorded.
+ * pg_recvlogical decodes the same backlog with pgoutput to /dev/null from a slot made
+ * just before it was written.
+ *
+ * BENCH_BATCH sets the connector's max.batch.size (records per poll, so per
+ * transaction with the default transaction.boundary=poll); BENCH_BOUNDARY sets
+ * transaction.boundary (e.g. interval, with the worker's offset.flush.interval.ms).
+ * Run: npx tsx bench/cdc/exactly-once.ts     Prints `name: value unit` lines.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { type PostgresCluster, startPostgres } from '../../test/helpers/postgres.ts';
+
+const TXNS = Number(process.env.BENCH_TXNS ?? 30_000);
+const EVENTS = TXNS * 10;
+const RECVLOGICAL = process.env.PG_RECVLOGICAL ?? '/usr/bin/pg_recvlogical';
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+
+function print(name: string, value: number, unit: string): void {
+  console.log(`${name}: ${value.toFixed(0)} ${unit}`);
+}
+
+async function lsnOf(sql: pg.Client, expr: string): Promise<bigint> {
+  const r = await sql.query(`SELECT (${expr} - '0/0')::bigint::text AS l`);
+  return BigInt(r.rows[0]?.l ?? '0');
+}
+
+async function backlog(sql: pg.Client): Promise<void> {
+  await sql.query(`
+    DO $$ BEGIN
+      FOR tx IN 0..${TXNS - 1} LOOP
+        INSERT INTO small SELECT g, g FROM generate_series(tx * 10, tx * 10 + 9) g;
+        COMMIT;
+      END LOOP;
+    END $$`);
+}
+
+class Worker {
+  private output = '';
+  url = '';
+  constructor(readonly child: ChildProcess) {
+    child.stdout?.on('data', (d) => {
+      this.output += d;
+    });
+    child.stderr?.on('data', (d) => {
+      this.output += d;
+    });
+  }
+
+  static async start(dir: string, exactlyOnce: boolean): Promise<Worker> {
+    const overrides = {
+      'bootstrap.servers': '',
+      'broker.port': '0',
+      'broker.data.dir': join(dir, 'broker'),
+      listeners: 'http://127.0.0.1:0',
+      'plugin.path': join(repo, 'connectors/postgres-cdc'),
+      'offset.flush.interval.ms': '100',
+      'exactly.once.source.support': exactlyOnce ? 'enabled' : 'disabled',
+      'group.initial.rebalance.delay.ms': '0',
+      'log.level': 'warn',
+    };
+    const args = [join(repo, 'bin/connect.js'), 'worker'];
+    for (const [k, v] of Object.entries(overrides)) args.push('-o', `${k}=${v}`);
+    const w = new Worker(
+      spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const m = /REST API on (http:\/\/\S+)/.exec(w.output);
+      if (m) {
+        w.url = m[1] as string;
+        return w;
+      }
+      if (w.child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`worker did not start:\n${w.output.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async rest(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text === '' ? undefined : JSON.parse(text);
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    this.child.kill('SIGTERM');
+    await new Promise((r) => this.child.once('exit', r));
+  }
+}
+
+async function until(what: string, check: () => Promise<boolean>, ms = 600_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Events/s of the CDC connector over the backlog, in one mode. */
+async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-eos-'));
+  const db = await cluster.freshDatabase(exactlyOnce ? 'eos' : 'alo');
+  const sql = new pg.Client(cluster.connectionConfig(db));
+  sql.on('error', () => undefined);
+  await sql.connect();
+  const worker = await Worker.start(dir, exactlyOnce);
+  try {
+    await sql.query('CREATE TABLE small (id int PRIMARY KEY, v int NOT NULL)');
+    await worker.rest('PUT', '/connectors/cdc/config', {
+      'connector.class': 'io.debezium.connector.postgresql.PostgresConnector',
+      'database.hostname': cluster.host,
+      'database.port': String(cluster.port),
+      'database.user': cluster.user,
+      'database.password': cluster.password,
+      'database.dbname': db,
+      'topic.prefix': 'bench',
+      'slot.name': db,
+      'publication.name': db,
+      'table.include.list': 'public.small',
+      'topic.creation.default.replication.factor': '-1',
+      'topic.creation.default.partitions': '1',
+      ...(exactlyOnce ? { 'exactly.once.support': 'required' } : {}),
+      ...(process.env.BENCH_BATCH ? { 'max.batch.size': process.env.BENCH_BATCH } : {}),
+      ...(process.env.BENCH_BOUNDARY ? { 'transaction.boundary': process.env.BENCH_BOUNDARY } : {}),
+    });
+    const taskRunning = async () => {
+      const s = (await worker.rest('GET', '/connectors/cdc/status')) as {
+        tasks: Array<{ state: string }>;
+      };
+      return s.tasks[0]?.state === 'RUNNING';
+    };
+    await until('the task running', taskRunning);
+    await until('the slot', async () => {
+      const r = await sql.query('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [db]);
+      return r.rowCount === 1;
+    });
+    await worker.rest('PUT', '/connectors/cdc/stop');
+    await backlog(sql);
+    const end = await lsnOf(sql, 'pg_current_wal_lsn()');
+    const started = performance.now();
+    await worker.rest('PUT', '/connectors/cdc/resume');
+    await until('the slot confirmed past the backlog', async () => {
+      const r = await sql.query(
+        `SELECT (confirmed_flush_lsn - '0/0')::bigint::text AS l FROM pg_replication_slots WHERE slot_name = $1`,
+        [db],
+      );
+      return BigInt(r.rows[0]?.l ?? '0') >= end;
+    });
+    return EVENTS / ((performance.now() - started) / 1000);
+  } finally {
+    await worker.stop();
+    await sql.end();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** pg_recvlogical over the same backlog, from a slot made before it was written. */
+async function recvlogicalRun(cluster: PostgresCluster): Promise<number> {
+  const db = await cluster.freshDatabase('recv');
+  const sql = new pg.Client(cluster.connectionConfig(db));
+  sql.on('error', () => undefined);
+  await sql.connect();
+  try {
+    await sql.query('CREATE TABLE small (id int PRIMARY KEY, v int NOT NULL)');
+    await sql.query('CREATE PUBLICATION recv_pub FOR TABLE small');
+    await sql.query("SELECT pg_create_logical_replication_slot('recv', 'pgoutput')");
+    await backlog(sql);
+    const end = await sql.query('SELECT pg_current_wal_lsn()::text AS l');
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(
+        RECVLOGICAL,
+        [
+          '-d',
+          `host=${cluster.host} port=${cluster.port} user=${cluster.user} dbname=${db}`,
+          '--slot',
+          'recv',
+          '--start',
+          '--no-loop',
+          '-f',
+          '/dev/null',
+          '-E',
+          end.rows[0].l,
+          '-o',
+          'proto_version=1',
+          '-o',
+          'publication_names=recv_pub',
+        ],
+        {
+          env: { ...process.env, PGPASSWORD: cluster.password },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let err = '';
+      child.stderr?.on('data', (d) => {
+        err += d;
+      });
+      child.on('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`pg_recvlogical exited ${code}: ${err}`)),
+      );
+    });
+    const rate = EVENTS / ((performance.now() - started) / 1000);
+    await sql.query("SELECT pg_drop_replication_slot('recv')");
+    return rate;
+  } finally {
+    await sql.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const cluster = await startPostgres();
+  try {
+    const atLeastOnce = await connectRun(cluster, false);
+    const exactlyOnce = await connectRun(cluster, true);
+    const limit = await recvlogicalRun(cluster);
+    print('cdc.eos.streaming.at_least_once', atLeastOnce, 'events/s');
+    print('cdc.eos.streaming.exactly_once', exactlyOnce, 'events/s');
+    print('cdc.eos.streaming.pg_recvlogical', limit, 'events/s');
+    console.log(
+      `cdc.eos.streaming.exactly_once_vs_at_least_once: ${((100 * exactlyOnce) / atLeastOnce).toFixed(1)} %`,
+    );
+  } finally {
+    await cluster.stop();
+  }
+}
+
+await main();
