@@ -12,7 +12,6 @@
  * with no I/O: the CPU cost of the event path alone (type mapping, key, envelope).
  * Run: npx tsx bench/cdc/decode-throughput.ts      Prints `name: value unit` lines.
  */
-import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { PgoutputPlugin } from 'pg-logical-replication';
 import { ChangeEventSource } from '../../connectors/postgres-cdc/src/change-event-source.ts';
@@ -25,10 +24,10 @@ import { SESSION_OPTIONS } from '../../connectors/postgres-cdc/src/text-values.t
 import { TypeRegistry } from '../../connectors/postgres-cdc/src/type-registry.ts';
 import type { SourceRecord } from '../../src/connect/api/index.ts';
 import { startPostgres } from '../../test/helpers/postgres.ts';
+import { recvlogicalSeconds } from './pg-recvlogical.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const TXNS = Number(process.env.BENCH_TXNS ?? 100_000);
-const RECVLOGICAL = process.env.PG_RECVLOGICAL ?? '/usr/bin/pg_recvlogical';
 
 const cluster = await startPostgres();
 try {
@@ -101,38 +100,10 @@ function print(name: string, value: number, unit: string): void {
 }
 
 function runRecvlogical(c: typeof cluster, db: string, end: Lsn): Promise<number> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      RECVLOGICAL,
-      [
-        '-d',
-        `host=${c.host} port=${c.port} user=${c.user} dbname=${db}`,
-        '--slot',
-        'recv',
-        '--start',
-        '--no-loop',
-        '-f',
-        '/dev/null',
-        '-E',
-        formatLsn(end),
-        '-o',
-        'proto_version=1',
-        '-o',
-        'publication_names=bench_pub',
-      ],
-      { env: { ...process.env, PGPASSWORD: c.password }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let err = '';
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve((performance.now() - started) / 1000)
-        : reject(new Error(`pg_recvlogical exited ${code}: ${err}`)),
-    );
-  });
+  return recvlogicalSeconds(
+    { ...c, database: db, slot: 'recv', publication: 'bench_pub' },
+    formatLsn(end),
+  );
 }
 
 async function runStream(

@@ -48,13 +48,13 @@ import { ClusterClient } from '../../src/protocol/client/cluster-client.ts';
 import type { Message } from '../../src/protocol/codec.ts';
 import { startPostgres } from '../../test/helpers/postgres.ts';
 import { statCpuMs } from '../proc-cpu.ts';
+import { recvlogicalSeconds } from './pg-recvlogical.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const TXNS = Number(process.env.BENCH_TXNS ?? 100_000);
 const SNAPSHOT_ROWS = Number(process.env.BENCH_SNAPSHOT_ROWS ?? 500_000);
 const SCHEMAS = process.env.BENCH_SCHEMAS !== 'false';
 const CPU_PROF = process.env.BENCH_CPU_PROF;
-const RECVLOGICAL = process.env.PG_RECVLOGICAL ?? '/usr/bin/pg_recvlogical';
 const PSQL = process.env.PSQL ?? '/usr/bin/psql';
 const TOPIC = 'bench.public.small';
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -185,41 +185,11 @@ async function main(): Promise<void> {
     for (const s of ['recv1', 'recv2']) await sql.query('SELECT pg_drop_replication_slot($1)', [s]);
     await sql.end();
 
-    async function recvlogical(slot: string, endLsn: string): Promise<number> {
-      const started = performance.now();
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn(
-          RECVLOGICAL,
-          [
-            '-d',
-            `host=${cluster.host} port=${cluster.port} user=${cluster.user} dbname=${db}`,
-            '--slot',
-            slot,
-            '--start',
-            '--no-loop',
-            '-f',
-            '/dev/null',
-            '-E',
-            endLsn,
-            '-o',
-            'proto_version=1',
-            '-o',
-            'publication_names=bench_pub',
-          ],
-          {
-            env: { ...process.env, PGPASSWORD: cluster.password },
-            stdio: ['ignore', 'ignore', 'pipe'],
-          },
-        );
-        let err = '';
-        child.stderr.on('data', (d) => {
-          err += d;
-        });
-        child.on('exit', (code) =>
-          code === 0 ? resolve() : reject(new Error(`pg_recvlogical exited ${code}: ${err}`)),
-        );
-      });
-      return seconds(started);
+    function recvlogical(slot: string, endLsn: string): Promise<number> {
+      return recvlogicalSeconds(
+        { ...cluster, database: db, slot, publication: 'bench_pub' },
+        endLsn,
+      );
     }
   } finally {
     await worker?.stop().catch(() => undefined);

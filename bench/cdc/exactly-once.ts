@@ -26,10 +26,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type PostgresCluster, startPostgres } from '../../test/helpers/postgres.ts';
+import { recvlogicalSeconds } from './pg-recvlogical.ts';
 
 const TXNS = Number(process.env.BENCH_TXNS ?? 30_000);
 const EVENTS = TXNS * 10;
-const RECVLOGICAL = process.env.PG_RECVLOGICAL ?? '/usr/bin/pg_recvlogical';
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 
 function print(name: string, value: number, unit: string): void {
@@ -189,40 +189,11 @@ async function recvlogicalRun(cluster: PostgresCluster): Promise<number> {
     await sql.query("SELECT pg_create_logical_replication_slot('recv', 'pgoutput')");
     await backlog(sql);
     const end = await sql.query('SELECT pg_current_wal_lsn()::text AS l');
-    const started = performance.now();
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(
-        RECVLOGICAL,
-        [
-          '-d',
-          `host=${cluster.host} port=${cluster.port} user=${cluster.user} dbname=${db}`,
-          '--slot',
-          'recv',
-          '--start',
-          '--no-loop',
-          '-f',
-          '/dev/null',
-          '-E',
-          end.rows[0].l,
-          '-o',
-          'proto_version=1',
-          '-o',
-          'publication_names=recv_pub',
-        ],
-        {
-          env: { ...process.env, PGPASSWORD: cluster.password },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
-      let err = '';
-      child.stderr?.on('data', (d) => {
-        err += d;
-      });
-      child.on('exit', (code) =>
-        code === 0 ? resolve() : reject(new Error(`pg_recvlogical exited ${code}: ${err}`)),
-      );
-    });
-    const rate = EVENTS / ((performance.now() - started) / 1000);
+    const seconds = await recvlogicalSeconds(
+      { ...cluster, database: db, slot: 'recv', publication: 'recv_pub' },
+      end.rows[0].l,
+    );
+    const rate = EVENTS / seconds;
     await sql.query("SELECT pg_drop_replication_slot('recv')");
     return rate;
   } finally {

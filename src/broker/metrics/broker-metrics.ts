@@ -31,6 +31,7 @@ import { Registry } from 'prom-client';
 import { ApiKey } from '../../protocol/api-keys.ts';
 import type { Message } from '../../protocol/codec.ts';
 import { batchRecordCount, batchSize, RECORDS } from '../../protocol/record-batch.ts';
+import { PROCESS_GAUGES } from '../../util/process-gauges.ts';
 import type { GroupCoordinator } from '../group/group-coordinator.ts';
 import type { LogManager } from '../log/log-manager.ts';
 import type { FrameAnswer, FrameHandler } from '../server/socket-server.ts';
@@ -310,29 +311,8 @@ export class BrokerMetrics implements TopicTrafficMetrics {
   }
 
   private registerProcess(): void {
-    const one = (name: string, type: MetricType, help: string, read: () => number) =>
-      this.family(name, type, help, () => [{ labels: {}, value: read() }]);
-    one(
-      'process_cpu_user_seconds_total',
-      'counter',
-      'Total user CPU time spent in seconds.',
-      () => process.cpuUsage().user / 1e6,
-    );
-    one(
-      'process_cpu_system_seconds_total',
-      'counter',
-      'Total system CPU time spent in seconds.',
-      () => process.cpuUsage().system / 1e6,
-    );
-    one('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', () =>
-      process.memoryUsage.rss(),
-    );
-    one(
-      'nodejs_heap_size_used_bytes',
-      'gauge',
-      'Process heap size used from Node.js in bytes.',
-      () => process.memoryUsage().heapUsed,
-    );
+    for (const g of PROCESS_GAUGES)
+      this.family(g.name, g.type, g.help, () => [{ labels: {}, value: g.read() }]);
   }
 }
 

@@ -35,6 +35,7 @@
  */
 import { Registry } from 'prom-client';
 import { type Clock, systemClock } from '../../util/clock.ts';
+import { PROCESS_GAUGES } from '../../util/process-gauges.ts';
 import type { ConnectorState, ConnectorTaskId } from '../herder/herder.ts';
 import type { StatusListener } from '../runtime/status-listener.ts';
 import { type Labels, LazyMetric, type MetricType, type Sample } from './lazy-metric.ts';
@@ -597,37 +598,10 @@ function taskKey(id: ConnectorTaskId): string {
   return `${id.connector}\u0000${id.task}`;
 }
 
-const processStart = Date.now() / 1000 - process.uptime();
-
 /** The process gauges prom-client's default metrics name, read at scrape (no timers). */
 export function registerProcessMetrics(registry: Registry): void {
-  const one = (name: string, type: MetricType, help: string, read: () => number) =>
-    LazyMetric.register(registry, { name, help, type }, () => [{ labels: {}, value: read() }]);
-  one(
-    'process_cpu_user_seconds_total',
-    'counter',
-    'Total user CPU time spent in seconds.',
-    () => process.cpuUsage().user / 1e6,
-  );
-  one(
-    'process_cpu_system_seconds_total',
-    'counter',
-    'Total system CPU time spent in seconds.',
-    () => process.cpuUsage().system / 1e6,
-  );
-  one('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', () =>
-    process.memoryUsage.rss(),
-  );
-  one(
-    'process_start_time_seconds',
-    'gauge',
-    'Start time of the process since unix epoch in seconds.',
-    () => processStart,
-  );
-  one(
-    'nodejs_heap_size_used_bytes',
-    'gauge',
-    'Process heap size used from Node.js in bytes.',
-    () => process.memoryUsage().heapUsed,
-  );
+  for (const g of PROCESS_GAUGES)
+    LazyMetric.register(registry, { name: g.name, help: g.help, type: g.type }, () => [
+      { labels: {}, value: g.read() },
+    ]);
 }
