@@ -296,9 +296,15 @@ export const sourceOnlyDefs: readonly AnyConfigDef[] = [
     name: 'offsets.storage.topic',
     type: 'string',
     default: null,
+    // Accepted and ignored before: a connector's offsets went to the worker's topic
+    // while its user looked for them in the one named here.
+    validator: (v) =>
+      v === null || v.trim() === ''
+        ? undefined
+        : "not supported: a connector's own offsets topic; every connector's offsets are kept in the worker's offset.storage.topic (remove this key)",
     importance: 'low',
     group: OFFSETS_TOPIC_GROUP,
-    doc: "A separate offsets topic for this connector instead of the worker's offset.storage.topic.",
+    doc: "Kafka's per-connector offsets topic: not supported here (refused when set); offsets live in the worker's offset.storage.topic.",
   }),
 ];
 

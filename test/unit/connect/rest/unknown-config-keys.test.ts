@@ -146,7 +146,6 @@ describe('validateConnectorConfig and unknown keys', () => {
       'topic.creation.default.replication.factor': '1',
       'topic.creation.default.cleanup.policy': 'compact',
       'config.action.reload': 'none',
-      'offsets.storage.topic': 'my-offsets',
       'exactly.once.support': 'requested',
       'transaction.boundary': 'poll',
       'transaction.boundary.interval.ms': '100',
@@ -154,6 +153,18 @@ describe('validateConnectorConfig and unknown keys', () => {
     });
     const infos = validateConnectorConfig(plugins, config, alone);
     expect(configErrorMessages(infos)).toEqual([]);
+  });
+
+  it("a source's offsets.storage.topic is refused by name rather than ignored", async () => {
+    const plugins = await testPlugins();
+    const infos = validateConnectorConfig(
+      plugins,
+      sourceConfig('src', { 'offsets.storage.topic': 'my-offsets' }),
+      alone,
+    );
+    expect(configErrorMessages(infos)).toEqual([
+      "Invalid value my-offsets for configuration offsets.storage.topic: not supported: a connector's own offsets topic; every connector's offsets are kept in the worker's offset.storage.topic (remove this key)",
+    ]);
   });
 
   it('a key far from every defined key is accepted and listed for the start-up log', async () => {
