@@ -9,8 +9,12 @@
  * UNASSIGNED it reported is in the topic before the leader checks whether the work was
  * released (a stopped item may then move at once instead of after the scheduled delay).
  *
- * Writes of one key are made in the order reported. Stopped states (UNASSIGNED) use the fenced write: if a newer generation already gave
- * the item to another worker, that worker's status stands. Active topics (KIP-558) are
+ * Writes of one key are made in the order reported. Stopped and failed states
+ * (UNASSIGNED, FAILED) use the fenced write: if a newer generation already gave the
+ * item to another worker, that worker's status stands. A worker that was frozen and
+ * lost its work reports FAILED for a task it no longer owns (an exactly-once task is
+ * fenced when it tries to commit): without the fence, that FAILED, and the UNASSIGNED
+ * after it, hid the new owner's RUNNING until the task moved again. Active topics (KIP-558) are
  * written once per connector and topic when topic tracking is on.
  */
 import type { Logger } from '../../util/logger.ts';
@@ -25,6 +29,11 @@ export interface StatusReporterOptions {
   generation: () => number;
   topicTracking: boolean;
   logger: Logger;
+}
+
+/** States a worker reports as it gives work up or loses it: written only where still its own. */
+function fenced(state: ConnectorState): boolean {
+  return state === 'UNASSIGNED' || state === 'FAILED';
 }
 
 export class StatusReporter implements StatusListener {
@@ -44,7 +53,7 @@ export class StatusReporter implements StatusListener {
       generation: this.o.generation(),
     };
     this.track(`connector:${connector}`, () =>
-      state === 'UNASSIGNED' ? this.o.store.putSafe(status) : this.o.store.put(status),
+      fenced(state) ? this.o.store.putSafe(status) : this.o.store.put(status),
     );
   }
 
@@ -57,7 +66,7 @@ export class StatusReporter implements StatusListener {
       generation: this.o.generation(),
     };
     this.track(`task:${id.connector}-${id.task}`, () =>
-      state === 'UNASSIGNED' ? this.o.store.putTaskSafe(status) : this.o.store.putTask(status),
+      fenced(state) ? this.o.store.putTaskSafe(status) : this.o.store.putTask(status),
     );
   }
 

@@ -124,6 +124,22 @@ describe('StatusReporter', () => {
     expect(store.get('c')).toMatchObject({ state: 'RUNNING', workerId: 'w2:8083' });
   });
 
+  it('neither does a FAILED report of a task another worker took over in a newer generation', async () => {
+    const store = new SlowFencedStore();
+    const id = { connector: 'c', task: 0 };
+    await store.putTask({ id, state: 'RUNNING', trace: null, workerId: 'w2:8083', generation: 5 });
+    const r = reporter(store, 4);
+    r.taskState(id, 'FAILED', 'fenced');
+    r.taskState(id, 'UNASSIGNED');
+    await r.flush();
+    expect(store.getTask(id)).toMatchObject({ state: 'RUNNING', workerId: 'w2:8083' });
+    // Its own task failing is written as ever.
+    const own = reporter(store, 6);
+    own.taskState({ connector: 'd', task: 0 }, 'FAILED', 'boom');
+    await own.flush();
+    expect(store.getTask({ connector: 'd', task: 0 })).toMatchObject({ state: 'FAILED' });
+  });
+
   it('records each active topic once, and only when topic tracking is on', async () => {
     const store = new SlowFencedStore();
     const r = reporter(store);
