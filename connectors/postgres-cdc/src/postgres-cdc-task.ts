@@ -179,6 +179,7 @@ export class PostgresCdcSourceTask implements SourceTask {
     const { tables, keyless } = await checkDatabase(this.s);
     const connection = this.connection();
     const stored = await context.offsetStorageReader.offset(this.partition);
+    const storedPosition = parseStoredOffset(stored);
     this.storedAtStart = stored;
     const admin = new pg.Client(connection);
     admin.on('error', () => undefined);
@@ -200,7 +201,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       slotConfirmed = slot?.confirmedFlushLsn ?? null;
       plan = planStart(
         this.s.snapshotMode,
-        parseStoredOffset(stored),
+        storedPosition,
         {
           name: this.s.slotName,
           usage: slot?.usage ?? null,
@@ -231,7 +232,7 @@ export class PostgresCdcSourceTask implements SourceTask {
         break;
       case 'snapshot': {
         this.log.info(`snapshot of ${tables.length} tables: ${plan.reason}`);
-        if (parseStoredOffset(stored)?.kind === 'snapshot-interrupted')
+        if (storedPosition?.kind === 'snapshot-interrupted')
           this.log.warn(
             'the snapshot a crash interrupted is taken again from its start: the rows it had already delivered are delivered once more, exactly-once or not',
           );

@@ -27,7 +27,12 @@
  */
 import type { AnyConfigDef, ConfigType } from '../../config/config-def.ts';
 import { parseValue } from '../../config/config-def.ts';
-import type { ConnectorConfig, ValidationContext } from '../api/connector.ts';
+import type {
+  Connector,
+  ConnectorConfig,
+  SourceConnector,
+  ValidationContext,
+} from '../api/connector.ts';
 import type {
   PluginType,
   SinkConnectorManifest,
@@ -151,8 +156,11 @@ export function validateConnectorConfig(
   for (const def of defs.values()) values.set(def.name, validateKey(def, raw));
   addNullValueErrors(raw, values);
   if (manifest.type === 'sink') checkSinkTopics(raw, values);
-  runConnectorHook(manifest, raw, values, context);
-  if (manifest.type === 'source') checkExactlyOnce(manifest, raw, values, worker);
+  // One instance for the plugin's hooks (its validate, and exactlyOnceSupport etc.).
+  const connector = manifest.createConnector();
+  runConnectorHook(manifest, connector, raw, values, context);
+  if (manifest.type === 'source')
+    checkExactlyOnce(connector as SourceConnector, raw, values, worker);
   addUnknownKeyErrors(plugins, manifest, raw, [...defs.values()], values);
 
   const result = assemble(connType, [...defs.values()], values, plugins);
@@ -328,7 +336,7 @@ function checkSinkTopics(raw: RawConnectorConfig, values: Map<string, ValidatedV
 
 /** KIP-618's checks, on keys that parsed (exactly-once.ts has Kafka's messages). */
 function checkExactlyOnce(
-  manifest: SourceConnectorManifest,
+  connector: SourceConnector,
   raw: RawConnectorConfig,
   values: Map<string, ValidatedValue>,
   worker: WorkerValidation,
@@ -337,16 +345,13 @@ function checkExactlyOnce(
   if (!parsed('exactly.once.support') || !parsed('transaction.boundary')) return;
   const config: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') config[k] = v;
-  const errors = exactlyOnceValidationErrors(
-    manifest.createConnector(),
-    config,
-    worker.exactlyOnceSource,
-  );
+  const errors = exactlyOnceValidationErrors(connector, config, worker.exactlyOnceSource);
   for (const [key, messages] of errors) values.get(key)?.errors.push(...messages);
 }
 
 function runConnectorHook(
   manifest: SourceConnectorManifest | SinkConnectorManifest,
+  connector: Connector,
   raw: RawConnectorConfig,
   values: Map<string, ValidatedValue>,
   context: ValidationContext,
@@ -358,7 +363,6 @@ function runConnectorHook(
     if (v === undefined || v.typed === undefined) return;
     typed[def.name] = v.typed;
   }
-  const connector = manifest.createConnector();
   if (connector.validate === undefined) return;
   let errors: ReturnType<NonNullable<typeof connector.validate>>;
   try {

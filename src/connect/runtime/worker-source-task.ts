@@ -51,7 +51,7 @@
  */
 import type { Admin } from 'kafkajs';
 import type { RecordHeader } from '../../protocol/record-batch.ts';
-import type { SourceOffset, SourcePartition, SourceRecord } from '../api/connect-record.ts';
+import type { SourceRecord } from '../api/connect-record.ts';
 import { ConnectException, errorKind } from '../api/errors.ts';
 import type { OffsetStorageReader } from '../api/offset-storage-reader.ts';
 import type {
@@ -139,14 +139,13 @@ export class WorkerSourceTask {
   private cancelCommitTimer: (() => void) | null = null;
   private committing: Promise<void> | null = null;
   private taskStopped = false;
-  /** Records sent and acknowledged, for tests and metrics. */
-  recordsAcknowledged = 0;
   /** Exactly-once: whether a transaction is open. */
   private inTransaction = false;
-  /** Exactly-once: the latest offset per source partition of the open transaction. */
-  private txnOffsets = new Map<string, { partition: SourcePartition; offset: SourceOffset }>();
-  /** Exactly-once: commitRecord calls held until the transaction commits. */
-  private heldCommits: Array<{ record: SourceRecord; metadata: RecordMetadata | null }> = [];
+  /** Exactly-once: the latest record per source partition (by key) of the open transaction. */
+  private txnOffsets = new Map<string, SubmittedRecord>();
+  /** Exactly-once: commitRecord calls held until the transaction commits (two arrays, no object per record). */
+  private heldRecords: SourceRecord[] = [];
+  private heldMetadata: Array<RecordMetadata | null> = [];
   private readonly transactionContext: TransactionContext | null;
   private readonly m: SourceTaskMetrics | null;
 
@@ -340,11 +339,7 @@ export class WorkerSourceTask {
       const record = records[i] as SourceRecord;
       if (boundaries !== undefined) this.inTransaction ||= this.begin();
       const submitted = this.submitted.submit(record.sourcePartition, record.sourceOffset);
-      if (boundaries !== undefined)
-        this.txnOffsets.set(submitted.queue.key, {
-          partition: record.sourcePartition,
-          offset: record.sourceOffset,
-        });
+      if (boundaries !== undefined) this.txnOffsets.set(submitted.queue.key, submitted);
       const transformed = o.transforms.apply(record, o.operator, { sourceRecord: record });
       const pending =
         transformed === null || transformed === skipped
@@ -482,7 +477,6 @@ export class WorkerSourceTask {
         if (p.value !== null) value.release?.(p.value);
         this.outstandingBytes -= p.bytes;
         this.submitted.ack(p.submitted);
-        this.recordsAcknowledged++;
         this.commitRecord(p.record, metadata[i] as RecordMetadata);
       });
       this.m?.recordWrite(batch.length);
@@ -496,7 +490,8 @@ export class WorkerSourceTask {
     if (this.taskStopped || this.o.task.commitRecord === undefined) return;
     if (this.o.exactlyOnce !== undefined) {
       // Delivered only once its transaction commits.
-      this.heldCommits.push({ record, metadata });
+      this.heldRecords.push(record);
+      this.heldMetadata.push(metadata);
       return;
     }
     this.notifyCommitRecord(record, metadata);
@@ -559,7 +554,7 @@ export class WorkerSourceTask {
         o.logger.info(`${taskIdString(o.id)} aborted a transaction as the task asked`);
       }
       // Not delivered: commitRecord says so with no metadata.
-      for (const held of this.heldCommits) held.metadata = null;
+      this.heldMetadata.fill(null);
     } else {
       await this.handOverPending();
       if (this.failed !== undefined) return;
@@ -606,9 +601,12 @@ export class WorkerSourceTask {
 
   /** After a commit: the held commitRecord calls, then task.commit(). */
   private async afterCommit(): Promise<void> {
-    const held = this.heldCommits;
-    this.heldCommits = [];
-    for (const { record, metadata } of held) this.notifyCommitRecord(record, metadata);
+    const records = this.heldRecords;
+    const metadata = this.heldMetadata;
+    this.heldRecords = [];
+    this.heldMetadata = [];
+    for (let i = 0; i < records.length; i++)
+      this.notifyCommitRecord(records[i] as SourceRecord, metadata[i] ?? null);
     await this.taskCommit();
   }
 
@@ -631,7 +629,8 @@ export class WorkerSourceTask {
     const eo = this.o.exactlyOnce;
     if (eo === undefined || !this.inTransaction) return;
     this.inTransaction = false;
-    this.heldCommits = [];
+    this.heldRecords = [];
+    this.heldMetadata = [];
     this.txnOffsets = new Map();
     try {
       await eo.producer.abortTransaction();
