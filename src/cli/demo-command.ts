@@ -42,7 +42,6 @@ import {
   loadDemoSettings,
   splitOptions,
   unknownWorkerOptionErrors,
-  workerLoadRequest,
 } from './demo/demo-config.ts';
 import {
   ensureConnector,
@@ -58,7 +57,12 @@ import { portsInUse, portsToCheck } from './demo/port-check.ts';
 import { ensureShopDatabase, SHOP_SQL } from './demo/shop-schema.ts';
 import { ShopWriter } from './demo/shop-writer.ts';
 import { collectOption } from './load-for-command.ts';
-import { runWorker, WORKER_ENV_PREFIX, workerEnvHelp } from './worker-command.ts';
+import {
+  runWorker,
+  WORKER_ENV_PREFIX,
+  workerEnvHelp,
+  workerLoadRequest,
+} from './worker-command.ts';
 
 export function demoCommand(ctx: CliContext, setExitCode: (code: number) => void): Command {
   return new Command('demo')

@@ -13,6 +13,7 @@
 import { Command } from 'commander';
 import type { ConfigError } from '../config/config-def.ts';
 import { renderHelpKeys } from '../config/config-reference.ts';
+import type { LoadRequest } from '../config/load.ts';
 import {
   distributedWorkerDefs,
   embedsBroker,
@@ -31,6 +32,22 @@ import { startRegisteredBroker, withBrokerThread } from './embedded-broker.ts';
 import { collectOption, loadForCommand } from './load-for-command.ts';
 
 export const WORKER_ENV_PREFIX = 'CONNECT_';
+
+/** What `connect worker <file> -o ...` loads (connect demo loads its worker the same way). */
+export function workerLoadRequest(
+  file: string | undefined,
+  options: readonly string[],
+): Omit<LoadRequest, 'env'> {
+  return {
+    defs: distributedWorkerDefs,
+    file,
+    envPrefix: WORKER_ENV_PREFIX,
+    options,
+    passthroughPrefixes: workerPassthroughPrefixes,
+    crossChecks: workerCrossChecks,
+    crossWarnings: restListenerWarnings,
+  };
+}
 
 export function workerCrossChecks(values: Record<string, unknown>): ConfigError[] {
   const errors: ConfigError[] = [];
@@ -88,15 +105,7 @@ export async function runWorker(
   file: string | undefined,
   overrides: string[],
 ): Promise<number> {
-  const values = loadForCommand(ctx, {
-    defs: distributedWorkerDefs,
-    file,
-    envPrefix: WORKER_ENV_PREFIX,
-    options: overrides,
-    passthroughPrefixes: workerPassthroughPrefixes,
-    crossChecks: workerCrossChecks,
-    crossWarnings: restListenerWarnings,
-  });
+  const values = loadForCommand(ctx, workerLoadRequest(file, overrides));
   if (!values) return EXIT_USAGE;
   const shutdown = new Shutdown({
     signals: ctx.signals,

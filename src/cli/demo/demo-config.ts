@@ -14,13 +14,9 @@
  */
 import { join, resolve } from 'node:path';
 import { type AnyConfigDef, atLeast, between, define, nonEmpty } from '../../config/config-def.ts';
-import { formatLoadError, type LoadRequest, loadConfig } from '../../config/load.ts';
-import {
-  distributedWorkerDefs,
-  restListenerWarnings,
-  workerPassthroughPrefixes,
-} from '../../config/worker-config.ts';
-import { WORKER_ENV_PREFIX, workerCrossChecks } from '../worker-command.ts';
+import { formatLoadError, loadConfig } from '../../config/load.ts';
+import { distributedWorkerDefs, workerPassthroughPrefixes } from '../../config/worker-config.ts';
+import { WORKER_ENV_PREFIX } from '../worker-command.ts';
 
 export const DEMO_PREFIX = 'demo.';
 
@@ -159,22 +155,6 @@ export function loadDemoSettings(
       lakeFlushIntervalMs: v['demo.lake.flush.interval.ms'] as number,
       reportIntervalMs: v['demo.report.interval.ms'] as number,
     },
-  };
-}
-
-/** The worker's load request, as `connect worker <file> -o ...` builds it. */
-export function workerLoadRequest(
-  file: string | undefined,
-  options: readonly string[],
-): Omit<LoadRequest, 'env'> {
-  return {
-    defs: distributedWorkerDefs,
-    file,
-    envPrefix: WORKER_ENV_PREFIX,
-    options,
-    passthroughPrefixes: workerPassthroughPrefixes,
-    crossChecks: workerCrossChecks,
-    crossWarnings: restListenerWarnings,
   };
 }
 
