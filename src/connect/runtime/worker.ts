@@ -635,6 +635,14 @@ export class Worker {
         };
       } else {
         producer = new KafkaSourceProducer(bootstrap, clientId, settings, this.logger);
+        // Kafka accepts these without exactly-once and they do nothing then: say so.
+        const given = ['transaction.boundary', 'transaction.boundary.interval.ms'].filter(
+          (k) => connectorConfig[k] !== undefined,
+        );
+        if (given.length > 0)
+          this.logger.warn(
+            `Task ${taskIdString(id)} runs at-least-once: ${given.join(' and ')} take effect only with exactly.once.source.support=enabled on the worker (it is ${this.exactlyOnce})`,
+          );
       }
       return new WorkerSourceTask({
         ...common,
