@@ -78,6 +78,9 @@ export interface OffsetCommitEntry {
   metadata: string | null;
 }
 
+/** An offset as the store holds it: when it was committed and where in the store's log. */
+export type StoredOffset = OffsetCommitEntry & { commitTimestamp: number; logOffset: number };
+
 export interface GroupSnapshot {
   groupId: string;
   protocolType: string | null;
@@ -98,23 +101,24 @@ export interface GroupSnapshot {
 
 /** Where committed offsets and group metadata are made durable. */
 export interface GroupStore {
+  /** Resolves with the offset of the batch written (the commit's position in the store's log). */
   storeOffsets(
     groupId: string,
     offsets: Array<OffsetCommitEntry & { commitTimestamp: number }>,
-  ): Promise<void>;
+  ): Promise<number>;
   removeOffsets(
     groupId: string,
     partitions: Array<{ topic: string; partition: number }>,
   ): Promise<void>;
   storeGroup(snapshot: GroupSnapshot): Promise<void>;
   removeGroup(groupId: string): Promise<void>;
-  /** TxnOffsetCommit: offsets written as part of the producer's transaction. */
+  /** TxnOffsetCommit: offsets written as part of the producer's transaction; resolves like storeOffsets. */
   storeTxnOffsets(
     groupId: string,
     producerId: number,
     producerEpoch: number,
     offsets: Array<OffsetCommitEntry & { commitTimestamp: number }>,
-  ): Promise<void>;
+  ): Promise<number>;
 }
 
 export interface GroupCoordinatorOptions {
@@ -706,18 +710,32 @@ export class GroupCoordinator {
     }
     const { errors, accepted } = this.offsets.validate(req.offsets);
     if (accepted.length > 0) {
-      await this.store?.storeTxnOffsets(req.groupId, req.producerId, req.producerEpoch, accepted);
+      const logOffset = this.store
+        ? await this.store.storeTxnOffsets(req.groupId, req.producerId, req.producerEpoch, accepted)
+        : this.offsets.unstoredPosition();
       for (const o of accepted)
-        this.pendingTxnOffsets.add(req.producerId, { ...o, groupId: req.groupId });
+        this.pendingTxnOffsets.add(req.producerId, { ...o, groupId: req.groupId, logOffset });
     }
     return errors;
   }
 
-  /** The producer's transaction ended (its marker is in __consumer_offsets): commit or drop its offsets. */
+  /**
+   * The producer's transaction ended (its marker is in __consumer_offsets): commit or
+   * drop its offsets. A committed one replaces the group's offset only if it was
+   * written after it (GroupMetadata.completePendingTxnOffsetCommit): an OffsetCommit
+   * that landed between the TxnOffsetCommit and the marker stays. Replaying the log at
+   * start-up goes through here too, so both give the same answer.
+   */
   completeTxnOffsets(producerId: number, commit: boolean): void {
     const settled = this.pendingTxnOffsets.take(producerId);
     if (!commit) return;
-    for (const o of settled) this.offsets.restore(o.groupId, o);
+    for (const o of settled) {
+      const current = this.groups
+        .get(o.groupId)
+        ?.offsets.get(Group.offsetKey(o.topic, o.partition));
+      if (current === undefined || current.logOffset < o.logOffset)
+        this.offsets.restore(o.groupId, o);
+    }
   }
 
   /** Whether a transaction has an offset for this partition of the group that it has not settled. */
@@ -726,11 +744,7 @@ export class GroupCoordinator {
   }
 
   /** A transactional offset read back from the store; its marker, if any, follows. */
-  restorePendingTxnOffset(
-    producerId: number,
-    groupId: string,
-    o: OffsetCommitEntry & { commitTimestamp: number },
-  ): void {
+  restorePendingTxnOffset(producerId: number, groupId: string, o: StoredOffset): void {
     this.pendingTxnOffsets.add(producerId, { ...o, groupId });
   }
 
@@ -757,7 +771,7 @@ export class GroupCoordinator {
 
   // ---- Loading from the store ---------------------------------------------------------
 
-  restoreOffset(groupId: string, o: OffsetCommitEntry & { commitTimestamp: number }): void {
+  restoreOffset(groupId: string, o: StoredOffset): void {
     this.offsets.restore(groupId, o);
   }
 

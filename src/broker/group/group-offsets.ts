@@ -17,7 +17,7 @@
  */
 import type { Clock } from '../../util/clock.ts';
 import { type CommittedOffset, Group, type GroupError } from './group.ts';
-import type { GroupStore, OffsetCommitEntry } from './group-coordinator.ts';
+import type { GroupStore, OffsetCommitEntry, StoredOffset } from './group-coordinator.ts';
 
 export interface GroupOffsetsOptions {
   clock: Clock;
@@ -28,9 +28,18 @@ export interface GroupOffsetsOptions {
   maxMetadataBytes: number;
 }
 
-const NO_OFFSET = { offset: -1, leaderEpoch: -1, metadata: '', commitTimestamp: -1 } as const;
+const NO_OFFSET = {
+  offset: -1,
+  leaderEpoch: -1,
+  metadata: '',
+  commitTimestamp: -1,
+  logOffset: -1,
+} as const;
 
 export class GroupOffsets {
+  /** Without a store there is no log: write order stands in for the position in it. */
+  private writes = 0;
+
   constructor(
     private readonly groups: Map<string, Group>,
     private readonly options: GroupOffsetsOptions,
@@ -40,10 +49,25 @@ export class GroupOffsets {
   async commit(group: Group, offsets: OffsetCommitEntry[]): Promise<GroupError[]> {
     const { errors, accepted } = this.validate(offsets);
     if (accepted.length > 0) {
-      await this.options.store?.storeOffsets(group.groupId, accepted);
-      for (const o of accepted) this.restore(group.groupId, o);
+      const store = this.options.store;
+      const logOffset = store
+        ? await store.storeOffsets(group.groupId, accepted)
+        : this.unstoredPosition();
+      // As Kafka's onOffsetCommitAppend: never over one written later (a concurrent
+      // commit whose append resolved first).
+      for (const o of accepted) {
+        const current = group.offsets.get(Group.offsetKey(o.topic, o.partition));
+        if (current === undefined || current.logOffset < logOffset) {
+          this.restore(group.groupId, { ...o, logOffset });
+        }
+      }
     }
     return errors;
+  }
+
+  /** The position of a write when there is no store (tests, a coordinator without one). */
+  unstoredPosition(): number {
+    return this.writes++;
   }
 
   /**
@@ -125,7 +149,7 @@ export class GroupOffsets {
   }
 
   /** An offset read back from the store (or just stored): the group is created if needed. */
-  restore(groupId: string, o: OffsetCommitEntry & { commitTimestamp: number }): void {
+  restore(groupId: string, o: StoredOffset): void {
     let group = this.groups.get(groupId);
     if (!group) {
       group = new Group(groupId, o.commitTimestamp);
@@ -138,6 +162,7 @@ export class GroupOffsets {
       leaderEpoch: o.leaderEpoch,
       metadata: o.metadata,
       commitTimestamp: o.commitTimestamp,
+      logOffset: o.logOffset,
     });
   }
 

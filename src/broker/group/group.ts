@@ -81,6 +81,13 @@ export interface CommittedOffset {
   leaderEpoch: number;
   metadata: string | null;
   commitTimestamp: number;
+  /**
+   * Offset in __consumer_offsets of the batch that wrote it (Kafka's
+   * appendedBatchOffset): when a transaction commits, its offset replaces the
+   * committed one only if it was written after it, so a plain OffsetCommit that landed
+   * between a TxnOffsetCommit and its marker wins, live and after a replay alike.
+   */
+  logOffset: number;
 }
 
 const EMPTY = Buffer.alloc(0);

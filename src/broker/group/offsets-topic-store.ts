@@ -15,6 +15,9 @@
  * the transaction coordinator later writes the COMMIT or ABORT marker to the same
  * partition. Loading replays them in log order: a transactional batch's offsets are
  * pending for its producer, and the producer's next marker commits or drops them.
+ * Every offset carries its batch's offset in this topic, live (the append's base
+ * offset) and loaded (the batch header's) alike, so a committed transaction's offset
+ * replaces a plain one only if written after it, with the same answer both ways.
  *
  * Single-threaded: used by the GroupCoordinator on the broker thread.
  */
@@ -99,6 +102,7 @@ export class OffsetsTopicStore implements GroupStore {
                 leaderEpoch: value.leaderEpoch,
                 metadata: value.metadata,
                 commitTimestamp: value.commitTimestamp,
+                logOffset: header.baseOffset,
               });
             }
             continue;
@@ -117,6 +121,7 @@ export class OffsetsTopicStore implements GroupStore {
               leaderEpoch: value.leaderEpoch,
               metadata: value.metadata,
               commitTimestamp: value.commitTimestamp,
+              logOffset: header.baseOffset,
             });
             offsets++;
           } else if (record.value === null) {
@@ -138,8 +143,8 @@ export class OffsetsTopicStore implements GroupStore {
   async storeOffsets(
     groupId: string,
     offsets: Array<OffsetCommitEntry & { commitTimestamp: number }>,
-  ): Promise<void> {
-    await this.append(
+  ): Promise<number> {
+    return this.append(
       groupId,
       offsets.map((o) => ({
         key: encodeOffsetKey(groupId, o.topic, o.partition),
@@ -152,6 +157,7 @@ export class OffsetsTopicStore implements GroupStore {
     groupId: string,
     partitions: Array<{ topic: string; partition: number }>,
   ): Promise<void> {
+    if (partitions.length === 0) return;
     await this.append(
       groupId,
       partitions.map((p) => ({ key: encodeOffsetKey(groupId, p.topic, p.partition), value: null })),
@@ -163,8 +169,8 @@ export class OffsetsTopicStore implements GroupStore {
     producerId: number,
     producerEpoch: number,
     offsets: Array<OffsetCommitEntry & { commitTimestamp: number }>,
-  ): Promise<void> {
-    await this.append(
+  ): Promise<number> {
+    return this.append(
       groupId,
       offsets.map((o) => ({
         key: encodeOffsetKey(groupId, o.topic, o.partition),
@@ -194,8 +200,9 @@ export class OffsetsTopicStore implements GroupStore {
       baseSequence: number;
       transactional: boolean;
     },
-  ): Promise<void> {
-    if (entries.length === 0) return;
+  ): Promise<number> {
+    // Callers pass at least one entry (validated offsets, a snapshot, a tombstone).
+    if (entries.length === 0) throw new Error('an empty append to __consumer_offsets');
     const now = this.options.clock.now();
     const records: RecordInput[] = entries.map((e) => ({
       key: e.key,
@@ -203,6 +210,9 @@ export class OffsetsTopicStore implements GroupStore {
       timestamp: now,
     }));
     const partition = offsetsPartitionFor(groupId, this.partitions);
-    await this.logs.getLog(OFFSETS_TOPIC, partition).append(encodeBatch({ records, ...producer }));
+    const appended = await this.logs
+      .getLog(OFFSETS_TOPIC, partition)
+      .append(encodeBatch({ records, ...producer }));
+    return appended.baseOffset;
   }
 }

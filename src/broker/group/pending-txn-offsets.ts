@@ -11,9 +11,9 @@
  *
  * Single-threaded, on the broker thread, owned by the GroupCoordinator.
  */
-import type { OffsetCommitEntry } from './group-coordinator.ts';
+import type { StoredOffset } from './group-coordinator.ts';
 
-export type PendingOffset = OffsetCommitEntry & { groupId: string; commitTimestamp: number };
+export type PendingOffset = StoredOffset & { groupId: string };
 
 export class PendingTxnOffsets {
   /** producer id -> "group\0topic\0partition" -> the latest pending offset. */

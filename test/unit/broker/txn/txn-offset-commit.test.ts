@@ -2,12 +2,16 @@
  * Offsets committed in a transaction (TxnOffsetCommit) are pending until the
  * transaction's marker: invisible to OffsetFetch (which answers the offset committed
  * before, or UNSTABLE_OFFSET_COMMIT with require_stable), committed by COMMIT, dropped
- * by ABORT.
+ * by ABORT. At COMMIT the transactional offset replaces the committed one only if it
+ * was written to __consumer_offsets after it (Kafka's appendedBatchOffset rule), and a
+ * restart that replays the log answers the same.
  */
 import { describe, expect, it } from 'vitest';
 import { ApiKey } from '../../../../src/protocol/api-keys.ts';
 import { ErrorCode } from '../../../../src/protocol/error-codes.ts';
-import { type RawClient, useRawBroker } from '../server/raw-client.ts';
+import { startTestBroker } from '../../../helpers/broker.ts';
+import { useTmpDir } from '../../../helpers/tmp-dir.ts';
+import { RawClient, useRawBroker } from '../server/raw-client.ts';
 import { addOffsets, createTopic, endTxn, initTxn, txnOffsetCommit } from './txn-client.ts';
 
 const { client } = useRawBroker({ config: { 'transaction.state.log.num.partitions': 3 } });
@@ -81,5 +85,56 @@ describe('TxnOffsetCommit', () => {
       offset: 4n,
       errorCode: 0,
     });
+  });
+});
+
+describe('TxnOffsetCommit and a plain OffsetCommit before its marker', () => {
+  it('keeps whichever was written last to __consumer_offsets, live and after a restart', async () => {
+    const dataDir = useTmpDir('txn-offsets-order-');
+    const first = await startTestBroker({
+      dataDir,
+      config: { 'transaction.state.log.num.partitions': 3 },
+    });
+    const live: Record<string, bigint> = {};
+    try {
+      const c = await RawClient.connect(first.port);
+      try {
+        await createTopic(c, 'in');
+        // Group "plain-last": TxnOffsetCommit 10, then OffsetCommit 7, then COMMIT.
+        // Group "txn-last": OffsetCommit 7, then TxnOffsetCommit 10, then COMMIT.
+        const p = await initTxn(c, 'order-id');
+        expect(await addOffsets(c, p, 'plain-last')).toBe(0);
+        expect(await addOffsets(c, p, 'txn-last')).toBe(0);
+        await plainCommit(c, 'txn-last', 'in', 7);
+        expect(await txnOffsetCommit(c, p, 'plain-last', 'in', 10)).toBe(0);
+        expect(await txnOffsetCommit(c, p, 'txn-last', 'in', 10)).toBe(0);
+        await plainCommit(c, 'plain-last', 'in', 7);
+        expect(await endTxn(c, p, true)).toBe(0);
+        for (const g of ['plain-last', 'txn-last'])
+          live[g] = (await offsetFetch(c, g, 'in', 7)).offset;
+      } finally {
+        c.close();
+      }
+    } finally {
+      await first.stop();
+    }
+    expect(live).toEqual({ 'plain-last': 7n, 'txn-last': 10n });
+
+    const second = await startTestBroker({
+      dataDir,
+      config: { 'transaction.state.log.num.partitions': 3 },
+    });
+    try {
+      const c = await RawClient.connect(second.port);
+      try {
+        for (const g of ['plain-last', 'txn-last']) {
+          expect(await offsetFetch(c, g, 'in', 7, true)).toEqual({ offset: live[g], errorCode: 0 });
+        }
+      } finally {
+        c.close();
+      }
+    } finally {
+      await second.stop();
+    }
   });
 });
