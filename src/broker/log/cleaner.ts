@@ -10,7 +10,7 @@
  * 2. The dirty part is read into an OffsetMap: key -> offset of its latest record.
  *    Records of aborted transactions (the segments' .txnindex) are left out of the
  *    map, so they never supersede a committed record, and are removed when their
- *    segment is rewritten; the ABORT marker stays.
+ *    segment is rewritten.
  * 3. Every segment of the cleanable range is rewritten batch by batch: a record
  *    survives when no later record with its key is in the map; a tombstone (null
  *    value) also survives until its batch's delete horizon has passed. A batch whose
@@ -18,42 +18,51 @@
  *    it is re-encoded keeping its base offset, last offset delta, producer id, epoch,
  *    base sequence, leader epoch, codec and timestamp type, so offsets stay as they
  *    were (gaps are fine) and producer fields survive. Batches left empty are dropped,
- *    except the last batch of each producer id, kept empty (header only) as Kafka does
- *    so that producer state rebuilt from the log keeps its last sequence; control
- *    batches (transaction markers) are kept as they are.
+ *    except, as Kafka does, so that producer state rebuilt from the log keeps each
+ *    producer's last sequence and epoch: each producer id's last data batch, kept
+ *    empty (header only), or its last control batch when it has no data batch here.
+ * 4. Transaction markers (cleaned-transactions.ts has the rules): a COMMIT or ABORT
+ *    marker stays while a batch of its transaction was seen in this cleaning; once
+ *    none was, it is deletable and handled like a tombstone (below), then removed,
+ *    or emptied to a header when it is the batch kept for its producer, once the
+ *    newest producer state snapshot lies past it (batch-retention.ts says why). The
+ *    aborted-transaction index of a rewritten segment keeps only the entries of the
+ *    ABORT markers still needed, as Kafka rebuilds it for cleaned segments.
  *
- * Tombstone horizon (KIP-534, Kafka 3.1+): the first time a cleaning keeps a batch with
- * tombstones, it sets the batch's delete-horizon attribute (bit 6) with baseTimestamp =
- * now + delete.retention.ms. A later cleaning drops tombstones whose horizon has
- * passed. The horizon thus lives in the data itself, survives restarts and needs no
- * extra file; record timestamps are unchanged (stored as deltas from the horizon).
+ * Delete horizon (KIP-534, Kafka 3.1+): the first time a cleaning keeps a batch with
+ * tombstones, or a deletable marker, it sets the batch's delete-horizon attribute
+ * (bit 6) with baseTimestamp = now + delete.retention.ms. A later cleaning drops
+ * tombstones and deletable markers whose horizon has passed. The horizon thus lives
+ * in the data itself, survives restarts and needs no extra file; record timestamps
+ * are unchanged (stored as deltas from the horizon).
  *
- * Swap: each rewritten segment is written to `<base>.log.cleaned`, fsynced, renamed
- * to `<base>.log.swap` (the commit point), and swapped in by
- * PartitionLog.swapInCleaned in one synchronous step. A crash before the rename leaves
- * a `.cleaned` that recovery deletes; after it, recovery completes the swap. Segments
- * whose content would not change are not rewritten.
+ * Swap: each rewritten segment is written to `<base>.log.cleaned`, fsynced; a
+ * changed aborted-transaction index to `<base>.txnindex.swap` (atomically); then
+ * `.log.cleaned` is renamed to `<base>.log.swap` (the commit point, for both), and
+ * PartitionLog.swapInCleaned swaps them in in one synchronous step. A crash before
+ * the rename leaves a `.cleaned` that recovery deletes with the `.txnindex.swap`;
+ * after it, recovery completes the swap. Segments whose content would not change are
+ * not rewritten.
  *
  * Runs on the broker thread, called by LogCleaner; it yields between segments so
  * produce and fetch requests are served while it works.
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CompressionCodec } from '../../protocol/compression.ts';
+import { ATTR_CONTROL, decodeRecords, readBatchHeader } from '../../protocol/record-batch.ts';
+import { fsyncDir, writeFileAtomic } from './atomic-file.ts';
 import {
-  ATTR_CONTROL,
-  batchBaseOffset,
-  decodeRecords,
-  encodeBatch,
-  PRODUCER_ID,
-  type RecordInput,
-  readBatchHeader,
-  readInt64,
-} from '../../protocol/record-batch.ts';
-import { fsyncDir } from './atomic-file.ts';
+  type CleaningPass,
+  cleanControlBatch,
+  cleanDataBatch,
+  keptForProducerState,
+} from './batch-retention.ts';
+import { CleanedSegmentWriter } from './cleaned-segment-writer.ts';
+import { CleanedTransactions } from './cleaned-transactions.ts';
 import type { OffsetMap } from './offset-map.ts';
 import type { PartitionLog } from './partition-log.ts';
 import { type LogSegment, segmentFileName } from './segment.ts';
+import { type AbortedTxn, TransactionIndex } from './transaction-index.ts';
 
 export interface CleanRange {
   /** Segments that may be cleaned (whole, inactive, older than the compaction lag). */
@@ -93,10 +102,12 @@ export interface CleanResult {
   recordsRead: number;
   recordsRemoved: number;
   tombstonesRemoved: number;
+  /** COMMIT/ABORT markers removed (their transaction's records gone and their horizon passed). */
+  markersRemoved: number;
   bytesBefore: number;
   bytesAfter: number;
   segmentsRewritten: number;
-  /** Earliest delete horizon left in the log, when a later cleaning has tombstones to drop. */
+  /** Earliest delete horizon left in the log, when a later cleaning has tombstones or markers to drop. */
   earliestDeleteHorizon: number | undefined;
 }
 
@@ -114,7 +125,8 @@ export async function cleanLog(
   now: number,
 ): Promise<CleanResult> {
   map.clear();
-  const aborted = abortedBatches(log, range);
+  const abortedTxns = log.abortedTransactions(log.logStartOffset, range.firstUncleanableOffset);
+  const aborted = abortedBatches(abortedTxns);
   const mapped = buildOffsetMap(range, firstDirtyOffset, map, aborted);
   const endOffset = mapped.end;
   const result: CleanResult = {
@@ -122,6 +134,7 @@ export async function cleanLog(
     recordsRead: 0,
     recordsRemoved: 0,
     tombstonesRemoved: 0,
+    markersRemoved: 0,
     bytesBefore: 0,
     bytesAfter: 0,
     segmentsRewritten: 0,
@@ -147,36 +160,70 @@ export async function cleanLog(
   // Recovery trusts byte positions before the persisted recovery point: move it past
   // what is about to be rewritten.
   await log.checkpointBeyond(range.firstUncleanableOffset);
-  const deleteHorizon = now + log.config.deleteRetentionMs;
-  const lastBatchOfProducer = lastBatchPerProducer(toClean);
+  const pass: CleaningPass = {
+    map,
+    now,
+    newHorizon: now + log.config.deleteRetentionMs,
+    kept: keptForProducerState(toClean),
+    txns: new CleanedTransactions(abortedTxns),
+    producerSnapshot: newestProducerSnapshot(log.dir),
+    result,
+  };
   for (const segment of toClean) {
     await yieldToIo();
     if (!log.segments.includes(segment)) continue; // retention deleted it meanwhile
     const cleanedPath = join(log.dir, segmentFileName(segment.baseOffset, '.log.cleaned'));
-    const written = rewriteSegment(
-      segment,
-      cleanedPath,
-      map,
-      now,
-      deleteHorizon,
-      lastBatchOfProducer,
-      aborted,
-      result,
-    );
+    const written = rewriteSegment(segment, cleanedPath, pass);
+    const entries = pass.txns.takeKeptEntries();
+    const indexChanged = !sameEntries(entries, segment.txnIndex.all);
     result.bytesBefore += segment.size;
     if (written === undefined) {
+      // Same bytes, but entries no kept ABORT marker here needs (left by an older cleaner).
+      if (indexChanged) segment.txnIndex.replace(entries);
       result.bytesAfter += segment.size;
       continue;
+    }
+    let txnIndexSwap: string | undefined;
+    if (indexChanged) {
+      txnIndexSwap = join(log.dir, segmentFileName(segment.baseOffset, '.txnindex.swap'));
+      writeFileAtomic(txnIndexSwap, TransactionIndex.encode(entries));
     }
     const swapPath = join(log.dir, segmentFileName(segment.baseOffset, '.log.swap'));
     renameSync(cleanedPath, swapPath);
     fsyncDir(log.dir);
-    if (log.swapInCleaned([segment], swapPath)) {
+    if (log.swapInCleaned([segment], swapPath, txnIndexSwap)) {
       result.segmentsRewritten++;
       result.bytesAfter += written;
     }
   }
   return result;
+}
+
+/**
+ * The offset of the partition's newest producer state snapshot (producer-state-store.ts
+ * names them `<20-digit offset>.snapshot`), where a restart's replay would start.
+ */
+function newestProducerSnapshot(dir: string): number | undefined {
+  let newest: number | undefined;
+  for (const name of readdirSync(dir)) {
+    if (!/^\d{20}\.snapshot$/.test(name)) continue;
+    const offset = Number(name.slice(0, 20));
+    if (newest === undefined || offset > newest) newest = offset;
+  }
+  return newest;
+}
+
+function sameEntries(a: readonly AbortedTxn[], b: readonly AbortedTxn[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every(
+      (e, i) =>
+        e.producerId === b[i]!.producerId &&
+        e.firstOffset === b[i]!.firstOffset &&
+        e.lastOffset === b[i]!.lastOffset &&
+        e.lastStableOffset === b[i]!.lastStableOffset,
+    )
+  );
 }
 
 interface MappedRange {
@@ -194,8 +241,7 @@ interface MappedRange {
 /** Whether a transactional batch of `producerId` at `baseOffset` belongs to an aborted transaction. */
 type AbortedBatches = (producerId: number, baseOffset: number) => boolean;
 
-function abortedBatches(log: PartitionLog, range: CleanRange): AbortedBatches {
-  const entries = log.abortedTransactions(log.logStartOffset, range.firstUncleanableOffset);
+function abortedBatches(entries: readonly AbortedTxn[]): AbortedBatches {
   if (entries.length === 0) return () => false;
   return (producerId, baseOffset) =>
     entries.some(
@@ -250,212 +296,26 @@ function buildOffsetMap(
   return { end: Math.max(end, firstDirtyOffset), records, repeats, tombstones, aborted };
 }
 
-/** producer id -> base offset of its last batch in `segments`. */
-function lastBatchPerProducer(segments: LogSegment[]): Map<number, number> {
-  const last = new Map<number, number>();
-  for (const segment of segments) {
-    segment.forEachBatch((buf, at) => {
-      const producerId = readInt64(buf, at + PRODUCER_ID);
-      if (producerId >= 0) last.set(producerId, batchBaseOffset(buf, at));
-    });
-  }
-  return last;
-}
-
 /**
  * Writes the segment's cleaned bytes to `cleanedPath` (fsynced, closed) and returns
  * their length, or returns undefined and writes nothing when cleaning would not change
- * the segment. Memory stays bounded whatever the segment size: the file is opened at
- * the first batch that changes, the unchanged prefix before it is copied from the
- * segment in chunks, and output is flushed every few megabytes.
+ * the segment (cleaned-segment-writer.ts).
  */
 function rewriteSegment(
   segment: LogSegment,
   cleanedPath: string,
-  map: OffsetMap,
-  now: number,
-  newHorizon: number,
-  lastBatchOfProducer: Map<number, number>,
-  isAborted: AbortedBatches,
-  result: CleanResult,
+  pass: CleaningPass,
 ): number | undefined {
   const out = new CleanedSegmentWriter(segment, cleanedPath);
   try {
-    segment.forEachBatch((buf, at, filePosition) =>
-      cleanBatch(
-        buf,
-        at,
-        filePosition,
-        out,
-        map,
-        now,
-        newHorizon,
-        lastBatchOfProducer,
-        isAborted,
-        result,
-      ),
-    );
+    segment.forEachBatch((buf, at, filePosition) => {
+      const header = readBatchHeader(buf, at);
+      if (header.control) cleanControlBatch(buf, at, header, filePosition, out, pass);
+      else cleanDataBatch(buf, at, header, filePosition, out, pass);
+    });
     return out.finish();
   } catch (e) {
     out.abandon();
     throw e;
-  }
-}
-
-function cleanBatch(
-  buf: Buffer,
-  at: number,
-  filePosition: number,
-  out: CleanedSegmentWriter,
-  map: OffsetMap,
-  now: number,
-  newHorizon: number,
-  lastBatchOfProducer: Map<number, number>,
-  isAborted: AbortedBatches,
-  result: CleanResult,
-): void {
-  const header = readBatchHeader(buf, at);
-  const size = 12 + header.batchLength;
-  if (header.control) {
-    out.keep(buf.subarray(at, at + size));
-    return;
-  }
-  const records = decodeRecords(buf, at);
-  result.recordsRead += records.length;
-  const horizonPassed = header.hasDeleteHorizon && now >= header.baseTimestamp;
-  const aborted = header.transactional && isAborted(header.producerId, header.baseOffset);
-  const kept = records.filter((r) => {
-    if (aborted) return false;
-    if (r.key !== null) {
-      const latest = map.get(r.key);
-      if (latest > r.offset) return false;
-    }
-    if (r.value === null && horizonPassed) {
-      result.tombstonesRemoved++;
-      return false;
-    }
-    return true;
-  });
-  result.recordsRemoved += records.length - kept.length;
-  const hasTombstones = kept.some((r) => r.value === null);
-  const needsHorizon = hasTombstones && !header.hasDeleteHorizon;
-  if (hasTombstones) {
-    const horizon = header.hasDeleteHorizon ? header.baseTimestamp : newHorizon;
-    if (result.earliestDeleteHorizon === undefined || horizon < result.earliestDeleteHorizon) {
-      result.earliestDeleteHorizon = horizon;
-    }
-  }
-  if (kept.length === records.length && !needsHorizon) {
-    out.keep(buf.subarray(at, at + size));
-    return;
-  }
-  out.change(filePosition);
-  const keepEmpty =
-    header.producerId >= 0 && lastBatchOfProducer.get(header.producerId) === header.baseOffset;
-  if (kept.length === 0 && !keepEmpty) return;
-  const inputs: RecordInput[] = kept.map((r) => ({
-    offsetDelta: r.offset - header.baseOffset,
-    timestamp: r.timestamp,
-    key: r.key,
-    value: r.value,
-    headers: r.headers,
-  }));
-  out.push(
-    encodeBatch({
-      baseOffset: header.baseOffset,
-      records: inputs,
-      codec: header.codec as CompressionCodec,
-      partitionLeaderEpoch: header.partitionLeaderEpoch,
-      producerId: header.producerId,
-      producerEpoch: header.producerEpoch,
-      baseSequence: header.baseSequence,
-      transactional: header.transactional,
-      logAppendTime: header.logAppendTime,
-      maxTimestamp: header.maxTimestamp,
-      lastOffsetDelta: header.lastOffsetDelta,
-      deleteHorizon: hasTombstones
-        ? header.hasDeleteHorizon
-          ? header.baseTimestamp
-          : newHorizon
-        : undefined,
-    }),
-  );
-}
-
-const FLUSH_BYTES = 4 * 1024 * 1024;
-
-/**
- * The `.log.cleaned` file of one segment, created only once a batch changes. Output is
- * copied into one buffer and written when it fills: the batches it is given are views
- * of the segment's read chunk, which the next chunk overwrites (forEachBatch).
- */
-class CleanedSegmentWriter {
-  private fd: number | undefined;
-  private out: Buffer | undefined;
-  private used = 0;
-  private written = 0;
-
-  constructor(
-    private readonly segment: LogSegment,
-    private readonly path: string,
-  ) {}
-
-  /** An unchanged batch. Before the first change it needs no copy: change() copies the prefix. */
-  keep(batch: Buffer): void {
-    if (this.fd !== undefined) this.push(batch);
-  }
-
-  /** The batch at `filePosition` changes: from here on the output differs from the segment. */
-  change(filePosition: number): void {
-    if (this.fd !== undefined) return;
-    this.fd = openSync(this.path, 'w');
-    const out = Buffer.allocUnsafeSlow(FLUSH_BYTES);
-    this.out = out;
-    for (let pos = 0; pos < filePosition; ) {
-      const read = this.segment.readInto(out, pos, Math.min(out.length, filePosition - pos));
-      if (read.length === 0) throw new Error(`segment ${this.path} ends before byte ${pos}`);
-      this.used = read.length;
-      this.flush();
-      pos += read.length;
-    }
-  }
-
-  push(bytes: Buffer): void {
-    const out = this.out!;
-    if (this.used + bytes.length > out.length) this.flush();
-    if (bytes.length > out.length) {
-      this.write(bytes);
-      return;
-    }
-    bytes.copy(out, this.used);
-    this.used += bytes.length;
-  }
-
-  /** Bytes written (file fsynced and closed), or undefined when nothing changed. */
-  finish(): number | undefined {
-    if (this.fd === undefined) return undefined;
-    this.flush();
-    fsyncSync(this.fd);
-    closeSync(this.fd);
-    this.fd = undefined;
-    return this.written;
-  }
-
-  abandon(): void {
-    if (this.fd === undefined) return;
-    closeSync(this.fd);
-    this.fd = undefined;
-    rmSync(this.path, { force: true });
-  }
-
-  private flush(): void {
-    this.write(this.out!.subarray(0, this.used));
-    this.used = 0;
-  }
-
-  private write(bytes: Buffer): void {
-    let done = 0;
-    while (done < bytes.length) done += writeSync(this.fd!, bytes, done, bytes.length - done);
-    this.written += bytes.length;
   }
 }

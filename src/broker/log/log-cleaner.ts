@@ -6,8 +6,8 @@
  *   { "version": 1, "firstDirtyOffset": n, "deleteHorizon": ms | null }
  * firstDirtyOffset: where the last cleaning's dirty range ended (records before it
  * are already compacted). deleteHorizon: the earliest tombstone horizon left by the
- * last cleaning, so the log is cleaned again once it passes even if little new data
- * arrived. A missing or unreadable file means "nothing is clean yet". A crash between
+ * last cleaning (of tombstones and of deletable transaction markers), so the log is
+ * cleaned again once it passes even if little new data arrived. A missing or unreadable file means "nothing is clean yet". A crash between
  * a swap and this file's update only makes the next cleaning redo work: cleaning is
  * idempotent.
  *
@@ -148,6 +148,7 @@ export class LogCleaner {
         reason,
         recordsRemoved: result.recordsRemoved,
         tombstonesRemoved: result.tombstonesRemoved,
+        markersRemoved: result.markersRemoved,
         bytesBefore: result.bytesBefore,
         bytesAfter: result.bytesAfter,
         segmentsRewritten: result.segmentsRewritten,

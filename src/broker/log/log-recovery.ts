@@ -5,6 +5,11 @@
  * Files this expects in `<dataDir>/<topic>-<partition>/`:
  *   <base>.log / .index / .timeindex / .txnindex   segments (see segment.ts)
  *   <base>.log.cleaned                 a cleaner output not yet committed: deleted
+ *   <base>.txnindex.swap               a cleaner's new aborted-transaction index,
+ *                                      written before its .log.cleaned is renamed:
+ *                                      deleted while that .log.cleaned exists
+ *                                      (uncommitted), else it replaces the index of
+ *                                      the swap's segments
  *   <base>.log.swap                    a committed cleaner output: it replaces every
  *                                      segment whose base offset lies in
  *                                      [base, last offset of the swap file], then is
@@ -22,7 +27,7 @@
  *
  * Called only by PartitionLog.open, before the log is visible to anyone.
  */
-import { readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../util/logger.ts';
 import { fsyncDir, writeFileAtomic } from './atomic-file.ts';
@@ -104,7 +109,16 @@ export function recoverPartitionDir(
 }
 
 function completeSwaps(dir: string, logger: Logger): void {
-  for (const name of readdirSync(dir)) {
+  const names = readdirSync(dir);
+  for (const name of names) {
+    // An index swap belongs to the cleaner output of the same base: uncommitted while
+    // that output is still `.log.cleaned`.
+    const indexSwap = /^(\d{20})\.txnindex\.swap$/.exec(name);
+    if (indexSwap && names.includes(segmentFileName(Number(indexSwap[1]), '.log.cleaned'))) {
+      unlinkSync(join(dir, name));
+    }
+  }
+  for (const name of names) {
     if (name.endsWith('.cleaned')) {
       unlinkSync(join(dir, name));
       logger.info({ file: name }, 'discarded an uncommitted cleaner output');
@@ -117,7 +131,9 @@ function completeSwaps(dir: string, logger: Logger): void {
     const base = Number(name.slice(0, 20));
     const swapPath = join(dir, name);
     const last = lastOffsetInFile(swapPath, base);
-    mergeTxnIndexes(dir, base, Math.max(base, last));
+    const newIndex = join(dir, segmentFileName(base, '.txnindex.swap'));
+    if (existsSync(newIndex)) dropTxnIndexes(dir, base, Math.max(base, last));
+    else mergeTxnIndexes(dir, base, Math.max(base, last));
     // Idempotent: a crash in here leaves the .swap in place and the next open redoes it.
     for (const other of readdirSync(dir)) {
       const m = SEGMENT_FILE.exec(other);
@@ -127,6 +143,24 @@ function completeSwaps(dir: string, logger: Logger): void {
     renameSync(swapPath, join(dir, segmentFileName(base, '.log')));
     fsyncDir(dir);
     logger.info({ segment: base, lastOffset: last }, 'completed an interrupted cleaner swap');
+  }
+  // Committed index swaps: of the swaps just completed, or of one whose log was
+  // renamed into place before the crash.
+  for (const name of readdirSync(dir)) {
+    const indexSwap = /^(\d{20})\.txnindex\.swap$/.exec(name);
+    if (!indexSwap) continue;
+    renameSync(join(dir, name), join(dir, segmentFileName(Number(indexSwap[1]), '.txnindex')));
+    fsyncDir(dir);
+    logger.info({ file: name }, "installed a cleaned segment's aborted-transaction index");
+  }
+}
+
+/** A swap with a new index replaces segments [first, last]: their old indexes go. */
+function dropTxnIndexes(dir: string, first: number, last: number): void {
+  for (const n of readdirSync(dir)) {
+    if (!/^\d{20}\.txnindex$/.test(n)) continue;
+    const base = Number(n.slice(0, 20));
+    if (base >= first && base <= last) unlinkSync(join(dir, n));
   }
 }
 

@@ -553,11 +553,13 @@ export class PartitionLog {
   /**
    * Replaces `old` (consecutive segments still in this log) with the cleaned file at
    * `swapPath` (`<old[0] base>.log.swap`, fsynced, holding batches with the same
-   * offsets range). Returns false, discarding the swap, if the segments changed
+   * offsets range) and, when the cleaner changed it, the aborted-transaction index at
+   * `txnIndexSwap` (`<old[0] base>.txnindex.swap`, written before `swapPath` was
+   * renamed into place). Returns false, discarding the swap, if the segments changed
    * meanwhile (retention deleted them). Synchronous: readers see the old list or the
    * new one. A crash in here is completed by recovery (log-recovery.ts).
    */
-  swapInCleaned(old: readonly LogSegment[], swapPath: string): boolean {
+  swapInCleaned(old: readonly LogSegment[], swapPath: string, txnIndexSwap?: string): boolean {
     const first = this.segmentList.indexOf(old[0]);
     const stillThere =
       first >= 0 &&
@@ -565,24 +567,30 @@ export class PartitionLog {
       first + old.length < this.segmentList.length;
     if (!stillThere) {
       unlinkSync(swapPath);
+      if (txnIndexSwap !== undefined) unlinkSync(txnIndexSwap);
       return false;
     }
     const base = old[0].baseOffset;
-    // The cleaned file holds the same offsets: the aborted transactions stay indexed,
-    // the first segment's index file kept in place for the replacement of its name.
+    // Without a new index the cleaned file keeps the aborted transactions indexed:
+    // the first segment's index file stays in place for the replacement of its name.
     const aborted = old.flatMap((s) => s.txnIndex.all);
     old.forEach((s, i) => {
       this.dirty.delete(s);
       s.delete(i === 0);
     });
     renameSync(swapPath, join(this.dir, segmentFileName(base, '.log')));
+    // After the log: a crash between the two renames leaves a .txnindex.swap with no
+    // .log.cleaned beside it, which recovery installs (log-recovery.ts).
+    if (txnIndexSwap !== undefined) {
+      renameSync(txnIndexSwap, join(this.dir, segmentFileName(base, '.txnindex')));
+    }
     fsyncDir(this.dir);
     const replacement = LogSegment.open(this.dir, base, {
       indexIntervalBytes: this.config.indexIntervalBytes,
       segmentIndexBytes: this.config.segmentIndexBytes,
     });
     replacement.recover(0, base);
-    if (old.length > 1) replacement.txnIndex.rewrite(aborted);
+    if (old.length > 1 && txnIndexSwap === undefined) replacement.txnIndex.rewrite(aborted);
     replacement.onBecomeInactive();
     replacement.writeIndexes();
     const next = [...this.segmentList];

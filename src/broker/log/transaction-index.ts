@@ -18,6 +18,12 @@
  * Appends are idempotent (an entry at or below the last lastOffset is ignored), so
  * replaying the log over an index that survived changes nothing.
  *
+ * Compaction: once no record of an aborted transaction is left, the cleaner drops its
+ * entry (Kafka's cleaned-segment index): a cleaned segment's index is written as
+ * `<base>.txnindex.swap` and swapped in with its log (cleaner.ts), or replaced
+ * atomically (`replace`) when the log bytes stay. An entry must never outlive its
+ * ABORT marker: a reader would then drop the producer's next committed transaction.
+ *
  * Durability: an entry is written and fsynced when its marker is appended. Aborts
  * are rare, and an entry lost in a crash would let read_committed readers see
  * aborted records; after a crash, recovery truncates entries beyond the log end.
@@ -35,6 +41,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { readInt64, writeInt64 } from '../../protocol/record-batch.ts';
+import { writeFileAtomic } from './atomic-file.ts';
 
 export const TXN_INDEX_ENTRY_BYTES = 34;
 
@@ -100,15 +107,24 @@ export class TransactionIndex {
     return this.entries.at(-1)?.lastOffset ?? -1;
   }
 
+  /** The file content holding `entries`, in order (a cleaner's replacement index). */
+  static encode(entries: readonly AbortedTxn[]): Buffer {
+    const buf = Buffer.alloc(entries.length * TXN_INDEX_ENTRY_BYTES);
+    entries.forEach((e, i) => {
+      const pos = i * TXN_INDEX_ENTRY_BYTES;
+      buf.writeInt16BE(0, pos);
+      writeInt64(buf, pos + 2, e.producerId);
+      writeInt64(buf, pos + 10, e.firstOffset);
+      writeInt64(buf, pos + 18, e.lastOffset);
+      writeInt64(buf, pos + 26, e.lastStableOffset);
+    });
+    return buf;
+  }
+
   /** Adds an entry (ignored when the index already covers its marker) and makes it durable. */
   append(entry: AbortedTxn): void {
     if (entry.lastOffset <= this.lastOffset) return;
-    const buf = Buffer.alloc(TXN_INDEX_ENTRY_BYTES);
-    buf.writeInt16BE(0, 0);
-    writeInt64(buf, 2, entry.producerId);
-    writeInt64(buf, 10, entry.firstOffset);
-    writeInt64(buf, 18, entry.lastOffset);
-    writeInt64(buf, 26, entry.lastStableOffset);
+    const buf = TransactionIndex.encode([entry]);
     const fd = openSync(this.path, 'a');
     try {
       writeSync(fd, buf);
@@ -119,9 +135,26 @@ export class TransactionIndex {
     this.entries.push({ ...entry });
   }
 
-  /** Entries whose transaction overlaps [from, upTo): their records may be in that range. */
+  /**
+   * Entries whose transaction overlaps [from, upTo): their records may be in that range.
+   * Entries are in lastOffset order, so the look starts at the first one ending at or
+   * after `from`: a read_committed Fetch near the log end, every consumer's usual
+   * place, does not walk the segment's older entries each time.
+   */
   overlapping(from: number, upTo: number): AbortedTxn[] {
-    return this.entries.filter((e) => e.lastOffset >= from && e.firstOffset < upTo);
+    const entries = this.entries;
+    let lo = 0;
+    let hi = entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (entries[mid]!.lastOffset < from) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: AbortedTxn[] = [];
+    for (let i = lo; i < entries.length; i++) {
+      if (entries[i]!.firstOffset < upTo) out.push(entries[i]!);
+    }
+    return out;
   }
 
   /** Drops entries whose marker is at or beyond `offset` (recovery cut the log there). */
@@ -136,6 +169,16 @@ export class TransactionIndex {
     this.entries = [];
     if (existsSync(this.path)) unlinkSync(this.path);
     for (const e of entries) this.append(e);
+  }
+
+  /**
+   * Replaces the entries in one atomic step (temp file, fsync, rename): the cleaner
+   * drops entries whose records are all gone, and a crash must never leave fewer
+   * entries than the log still needs.
+   */
+  replace(entries: readonly AbortedTxn[]): void {
+    writeFileAtomic(this.path, TransactionIndex.encode(entries));
+    this.entries = entries.map((e) => ({ ...e }));
   }
 
   clear(): void {

@@ -44,6 +44,24 @@ describe('TransactionIndex', () => {
     expect(reopened.overlapping(111, 200)).toEqual([]);
   });
 
+  it('answers exactly the entries a scan of the whole index would, for any range', () => {
+    const index = indexAt();
+    // Long and short transactions, some nested in others' ranges, markers in order.
+    const entries = [
+      entry(2, 104, 105),
+      entry(1, 100, 130),
+      entry(3, 101, 140),
+      entry(4, 141, 142),
+    ];
+    for (const e of entries) index.append(e);
+    for (let from = 95; from <= 145; from++) {
+      for (let upTo = from; upTo <= 150; upTo += 3) {
+        const scanned = entries.filter((e) => e.lastOffset >= from && e.firstOffset < upTo);
+        expect(index.overlapping(from, upTo), `[${from}, ${upTo})`).toEqual(scanned);
+      }
+    }
+  });
+
   it('drops entries whose marker is cut off by recovery', () => {
     const index = indexAt();
     index.append(entry(1, 100, 101));
