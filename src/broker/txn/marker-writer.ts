@@ -14,6 +14,9 @@
  * transaction in its Prepare state and tries again later. Writing a marker twice is
  * harmless: the second closes nothing.
  *
+ * Crash tests stop a transaction between two of its markers through
+ * marker-stall-hook.ts.
+ *
  * Single-threaded, on the broker thread.
  */
 import { encodeMarkerBatch } from '../../protocol/control-record.ts';
@@ -24,6 +27,7 @@ import { LogError } from '../log/errors.ts';
 import type { LogManager } from '../log/log-manager.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import type { ProducerStateStore } from '../producer/producer-state-store.ts';
+import { type MarkerStallHook, markerStallHookFrom, stalled } from './marker-stall-hook.ts';
 import type { TopicPartition } from './transaction-metadata.ts';
 
 /** Where committed or aborted transactional offsets are settled (the group coordinator). */
@@ -40,10 +44,16 @@ export interface MarkerWriterOptions {
   groups: TxnOffsetsSettler;
   clock: Clock;
   logger: Logger;
+  /** Test-only (marker-stall-hook.ts); by default read from CONNECT_TEST_STALL_MARKERS. */
+  stallHook?: MarkerStallHook;
 }
 
 export class MarkerWriter {
-  constructor(private readonly options: MarkerWriterOptions) {}
+  private readonly stallHook: MarkerStallHook | undefined;
+
+  constructor(private readonly options: MarkerWriterOptions) {
+    this.stallHook = options.stallHook ?? markerStallHookFrom(process.env, options.logger);
+  }
 
   async write(
     partitions: readonly TopicPartition[],
@@ -54,7 +64,10 @@ export class MarkerWriter {
     const { logs, producerStates, clock, logger } = this.options;
     const appends: Promise<unknown>[] = [];
     let offsetsMarked = false;
+    const limit = this.stallHook?.nextLimit();
     for (const tp of partitions) {
+      if (limit !== undefined && appends.length >= limit)
+        return stalled(logger, producerId, appends.length);
       let log: PartitionLog;
       try {
         log = logs.getLog(tp.topic, tp.partition);

@@ -6,9 +6,12 @@
  *
  * Rules, as Kafka applies them:
  * - InitProducerId bumps the epoch on every call (a new producer id once the epoch is
- *   exhausted), which fences the previous producer of the id; a transaction still
- *   open under the old epoch is aborted first, its markers carrying the new epoch.
- *   The timeout must be in [1, transaction.max.timeout.ms].
+ *   exhausted), which fences the previous producer of the id. A transaction still open
+ *   is aborted under a bumped epoch and the answer is CONCURRENT_TRANSACTIONS; the
+ *   client's retry then gets the next epoch. A producer naming its id and epoch
+ *   (KIP-360) must name the current ones, or the previous epoch when it retries an
+ *   init whose answer was lost (it gets the current epoch again). The timeout must be
+ *   in [1, transaction.max.timeout.ms].
  * - AddPartitionsToTxn / AddOffsetsToTxn need the current producer id and epoch and
  *   open the transaction (Ongoing) on the first partition.
  * - EndTxn moves Ongoing to PrepareCommit/PrepareAbort (written to the log first),
@@ -35,7 +38,6 @@ import {
   MAX_EPOCH,
   type TopicPartition,
   type TransactionMetadata,
-  type TxnStatus,
 } from './transaction-metadata.ts';
 import type { TxnError } from './txn-errors.ts';
 
@@ -111,57 +113,23 @@ export class TransactionCoordinator {
       return Promise.resolve({ error: 'INVALID_TRANSACTION_TIMEOUT', ...NO_PRODUCER });
     }
     return this.serialized(transactionalId, async () => {
-      let meta = this.txns.get(transactionalId);
-      if (meta === undefined) {
-        meta = {
-          transactionalId,
-          producerId: await this.options.allocateProducerId(),
-          producerEpoch: -1,
-          timeoutMs,
-          state: 'Empty',
-          partitions: [],
-          txnStartTimestamp: -1,
-          lastUpdateTimestamp: this.options.clock.now(),
-        };
-      } else if (
-        expected !== undefined &&
-        (expected.producerId !== meta.producerId || expected.producerEpoch !== meta.producerEpoch)
-      ) {
-        // KIP-360: a producer resuming after an error must name the current id and epoch.
+      const meta =
+        this.txns.get(transactionalId) ?? (await this.created(transactionalId, timeoutMs));
+      if (expected !== undefined && !namesThisProducer(meta, expected)) {
         return { error: 'PRODUCER_FENCED', ...NO_PRODUCER };
       }
-      if (
-        meta.state === 'PrepareCommit' ||
-        meta.state === 'PrepareAbort' ||
-        meta.state === 'PrepareEpochFence'
-      ) {
-        return { error: 'CONCURRENT_TRANSACTIONS', ...NO_PRODUCER };
+      switch (meta.state) {
+        case 'PrepareCommit':
+        case 'PrepareAbort':
+        case 'PrepareEpochFence':
+          return { error: 'CONCURRENT_TRANSACTIONS', ...NO_PRODUCER };
+        case 'Ongoing':
+          return this.fenceOngoing(meta);
+        case 'Dead':
+          return { error: 'INVALID_TXN_STATE', ...NO_PRODUCER };
+        default:
+          return this.nextEpoch(meta, timeoutMs, expected);
       }
-      if (meta.state === 'Ongoing') {
-        // Fence the old epoch and abort its transaction with the new one.
-        const fenced = await this.abortFencing(meta);
-        if (fenced !== 'NONE') return { error: fenced, ...NO_PRODUCER };
-        meta = this.txns.get(transactionalId)!;
-        const done = {
-          ...meta,
-          timeoutMs,
-          state: 'Empty' as TxnStatus,
-          lastUpdateTimestamp: this.options.clock.now(),
-        };
-        await this.persist(done);
-        return { error: 'NONE', producerId: done.producerId, producerEpoch: done.producerEpoch };
-      }
-      const next = await this.bumped(meta);
-      const ready: TransactionMetadata = {
-        ...next,
-        timeoutMs,
-        state: 'Empty',
-        partitions: [],
-        txnStartTimestamp: -1,
-        lastUpdateTimestamp: this.options.clock.now(),
-      };
-      await this.persist(ready);
-      return { error: 'NONE', producerId: ready.producerId, producerEpoch: ready.producerEpoch };
     });
   }
 
@@ -329,6 +297,80 @@ export class TransactionCoordinator {
     return expired;
   }
 
+  /** A new id's metadata, not yet written: its producer id, and no epoch until the first bump. */
+  private async created(transactionalId: string, timeoutMs: number): Promise<TransactionMetadata> {
+    const producerId = await this.options.allocateProducerId();
+    return {
+      transactionalId,
+      producerId,
+      producerEpoch: -1,
+      timeoutMs,
+      state: 'Empty',
+      partitions: [],
+      txnStartTimestamp: -1,
+      lastUpdateTimestamp: this.options.clock.now(),
+      lastProducerEpoch: -1,
+      previousProducerId: -1,
+    };
+  }
+
+  /**
+   * InitProducerId with no transaction open (Kafka's prepareIncrementProducerEpoch and
+   * prepareProducerIdRotation): the next epoch, or a new producer id at an exhausted
+   * epoch. A producer naming an epoch (KIP-360) must name the current one, or the one
+   * before it when it retries the request that made the current one (the answer was
+   * lost): it then gets the current epoch back, unbumped. Any other epoch is fenced.
+   */
+  private async nextEpoch(
+    meta: TransactionMetadata,
+    timeoutMs: number,
+    expected: { producerId: number; producerEpoch: number } | undefined,
+  ): Promise<ProducerIdAndEpoch> {
+    let next: TransactionMetadata;
+    if (
+      expected !== undefined &&
+      meta.producerEpoch >= 0 &&
+      expected.producerEpoch !== meta.producerEpoch
+    ) {
+      if (meta.lastProducerEpoch < 0 || expected.producerEpoch !== meta.lastProducerEpoch) {
+        return { error: 'PRODUCER_FENCED', ...NO_PRODUCER };
+      }
+      next = meta;
+    } else {
+      next = {
+        ...(await this.bumped(meta)),
+        previousProducerId: meta.producerId,
+        // Only a producer that named its epoch may retry with it; a new producer's
+        // init leaves no earlier epoch that could still claim the id.
+        lastProducerEpoch: expected === undefined ? -1 : meta.producerEpoch,
+      };
+    }
+    const ready: TransactionMetadata = {
+      ...next,
+      timeoutMs,
+      state: 'Empty',
+      partitions: [],
+      txnStartTimestamp: -1,
+      lastUpdateTimestamp: this.options.clock.now(),
+    };
+    await this.persist(ready);
+    return { error: 'NONE', producerId: ready.producerId, producerEpoch: ready.producerEpoch };
+  }
+
+  /**
+   * InitProducerId while a transaction is open (Kafka's PrepareEpochFence): the epoch is
+   * bumped, which fences the producer that opened it, and the transaction is aborted
+   * with markers of the new epoch. That epoch is never handed out: the answer is
+   * CONCURRENT_TRANSACTIONS, which every client retries, and the retry bumps again (to
+   * a new producer id if this fence reached the exhausted epoch). It is the answer even
+   * if a marker could not be written: the abort is decided and durable, the sweep
+   * writes the markers, and until then the retry is told CONCURRENT_TRANSACTIONS.
+   */
+  private async fenceOngoing(meta: TransactionMetadata): Promise<ProducerIdAndEpoch> {
+    await this.abortFencing(meta);
+    return { error: 'CONCURRENT_TRANSACTIONS', ...NO_PRODUCER };
+  }
+
   private checkProducer(
     meta: TransactionMetadata | undefined,
     producerId: number,
@@ -363,6 +405,8 @@ export class TransactionCoordinator {
     await this.persist({
       ...meta,
       producerEpoch: epoch,
+      // The fenced epoch may not come back as a KIP-360 retry.
+      lastProducerEpoch: -1,
       state: 'PrepareAbort',
       lastUpdateTimestamp: this.options.clock.now(),
     });
@@ -413,6 +457,24 @@ export class TransactionCoordinator {
     });
     return run;
   }
+}
+
+/**
+ * Whether the producer id a KIP-360 InitProducerId names is this id's (Kafka's
+ * isValidProducerId): its current one, any when the id has no epoch yet (just created:
+ * a producer recovering from UNKNOWN_PRODUCER_ID gets the new id), or the previous one
+ * at an exhausted epoch, a retry of the request that rotated the producer id. The
+ * epoch is checked afterwards.
+ */
+function namesThisProducer(
+  meta: TransactionMetadata,
+  expected: { producerId: number; producerEpoch: number },
+): boolean {
+  return (
+    meta.producerEpoch < 0 ||
+    expected.producerId === meta.producerId ||
+    (expected.producerId === meta.previousProducerId && expected.producerEpoch >= MAX_EPOCH - 1)
+  );
 }
 
 function dedupe(partitions: readonly TopicPartition[]): TopicPartition[] {

@@ -9,6 +9,9 @@
  *             [topic string, partitionIds [i32]], lastUpdateTimestampMs i64,
  *             startTimestampMs i64
  *
+ * The in-memory KIP-360 fields (lastProducerEpoch, previousProducerId) are not
+ * written, as Kafka does not write them in v0; they read back as -1.
+ *
  * A null value (tombstone) removes an expired transactional id. Values of other
  * versions are refused (undefined): a data directory from a newer Kafka is not read
  * as if it were this one.
@@ -89,5 +92,8 @@ export function decodeTxnValue(
     partitions,
     txnStartTimestamp,
     lastUpdateTimestamp,
+    // Not in the value (Kafka's v0 has neither): what Kafka's loader sets.
+    lastProducerEpoch: -1,
+    previousProducerId: -1,
   };
 }

@@ -57,6 +57,21 @@ export interface TransactionMetadata {
   /** When the current transaction started (its first AddPartitions), -1 when none. */
   txnStartTimestamp: number;
   lastUpdateTimestamp: number;
+  /**
+   * The epoch this id had before its last InitProducerId, when that request named it
+   * (KIP-360: a producer resuming after an error); -1 otherwise, and after any fencing.
+   * A retry of that request, whose answer was lost, names it again and gets the
+   * current epoch back instead of PRODUCER_FENCED. In memory only, as in Kafka (its
+   * log value has no such field): after a restart such a retry is fenced.
+   */
+  lastProducerEpoch: number;
+  /**
+   * The producer id before the last InitProducerId (the old id after a rotation at an
+   * exhausted epoch), so that a retry naming the old id is recognised; -1 when none.
+   * In memory only: Kafka writes it only in the flexible v1 value, which this log
+   * format does not write (transaction-log-format.ts).
+   */
+  previousProducerId: number;
 }
 
 /** The largest epoch: at it the producer id is exhausted and a new one is handed out. */

@@ -9,6 +9,7 @@ import { appendFileSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiKey } from '../../../src/protocol/api-keys.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { startTestBroker, type TestBroker } from '../../helpers/broker.ts';
 import { useTmpDir } from '../../helpers/tmp-dir.ts';
 import { fetchPartition, RawClient } from '../../unit/broker/server/raw-client.ts';
@@ -96,12 +97,14 @@ describe('transactions across a broker restart', () => {
         expect(await committedOffset(c, 'g-committed', 'kept-in')).toBe(5n);
         expect(await committedOffset(c, 'g-open', 'kept-in')).toBe(-1n);
 
-        // The coordinator still knows the open transaction: a new producer aborts it.
+        // The coordinator still knows the open transaction: a new producer aborts it
+        // (told to retry while it does), then gets the epoch after the fencing one.
+        expect((await initTxn(c, 'open-id')).errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
         const next = await initTxn(c, 'open-id');
         expect(next).toMatchObject({
           errorCode: 0,
           producerId: before.open.producerId,
-          producerEpoch: 1,
+          producerEpoch: 2,
         });
         const after = (await fetchPartition(c, 'kept', 0, 0)).responses[0].partitions[0];
         expect(after).toMatchObject({ highWatermark: 6n, lastStableOffset: 6n });

@@ -1,6 +1,7 @@
 /**
  * TransactionCoordinator rules that depend on time or on long histories, on a manual
- * clock: transactional.id.expiration.ms, the timeout sweep, and epoch exhaustion.
+ * clock: transactional.id.expiration.ms, the timeout sweep, epoch exhaustion, and
+ * which KIP-360 retries survive what.
  * The transaction log is the real one (TransactionLogStore on a LogManager in a temp
  * dir), so what the coordinator wrote is read back as the next start would.
  */
@@ -101,5 +102,50 @@ describe('TransactionCoordinator on a manual clock', () => {
     expect(next.error).toBe('NONE');
     expect(next.producerId).not.toBe(first.producerId);
     expect(next.producerEpoch).toBe(0);
+  });
+  it('a retry of the init that rotated the producer id at the exhausted epoch gets the new id again', async () => {
+    const { store, coordinator, make } = setup();
+    const first = await coordinator.initProducerId('rotating', 30_000, undefined);
+    await store.write({ ...coordinator.describe('rotating')!, producerEpoch: MAX_EPOCH - 1 });
+    const reloaded = make();
+    await reloaded.load(store.load());
+    const exhausted = { producerId: first.producerId, producerEpoch: MAX_EPOCH - 1 };
+    const rotated = await reloaded.initProducerId('rotating', 30_000, exhausted);
+    expect(rotated).toMatchObject({ error: 'NONE', producerEpoch: 0 });
+    expect(rotated.producerId).not.toBe(first.producerId);
+    expect(await reloaded.initProducerId('rotating', 30_000, exhausted)).toEqual(rotated);
+  });
+
+  it('forgets at a restart the epoch a retry may name, as Kafka does: the retry is then fenced', async () => {
+    const { coordinator, store, make } = setup();
+    const first = await coordinator.initProducerId('restarted', 30_000, undefined);
+    const epoch0 = { producerId: first.producerId, producerEpoch: 0 };
+    expect(await coordinator.initProducerId('restarted', 30_000, epoch0)).toMatchObject({
+      error: 'NONE',
+      producerEpoch: 1,
+    });
+    const reloaded = make();
+    await reloaded.load(store.load());
+    expect((await reloaded.initProducerId('restarted', 30_000, epoch0)).error).toBe(
+      'PRODUCER_FENCED',
+    );
+    expect(
+      await reloaded.initProducerId('restarted', 30_000, { ...epoch0, producerEpoch: 1 }),
+    ).toMatchObject({ error: 'NONE', producerEpoch: 2 });
+  });
+
+  it('a producer fenced by its timeout cannot come back as a retry of its last init', async () => {
+    const { clock, coordinator } = setup();
+    const first = await coordinator.initProducerId('late', 10_000, undefined);
+    const epoch0 = { producerId: first.producerId, producerEpoch: 0 };
+    await coordinator.initProducerId('late', 10_000, epoch0);
+    await coordinator.addPartitions('late', first.producerId, 1, [{ topic: 'data', partition: 0 }]);
+    clock.advance(10_001);
+    expect(await coordinator.abortTimedOut()).toBe(1);
+    for (const producerEpoch of [0, 1]) {
+      expect(
+        (await coordinator.initProducerId('late', 10_000, { ...epoch0, producerEpoch })).error,
+      ).toBe('PRODUCER_FENCED');
+    }
   });
 });

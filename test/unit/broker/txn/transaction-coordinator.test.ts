@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiKey } from '../../../../src/protocol/api-keys.ts';
 import { ErrorCode } from '../../../../src/protocol/error-codes.ts';
+import { readBatchHeader } from '../../../../src/protocol/record-batch.ts';
 import { fetchPartition, useRawBroker } from '../server/raw-client.ts';
 import {
   addOffsets,
@@ -51,24 +52,49 @@ describe('InitProducerId with a transactional id', () => {
     expect(other.producerId).not.toBe(a.producerId);
   });
 
-  it('v3+ refuses a stale producer id and epoch: INVALID_PRODUCER_EPOCH before v4, PRODUCER_FENCED from v4', async () => {
+  it('v3+ resumes from the current epoch (KIP-360); a retry of that init, its answer lost, gets the same epoch again', async () => {
+    const c = await client();
+    const first = await initTxn(c, 'kip-360-retry', 60_000, 4);
+    const current = { producerId: first.producerId, producerEpoch: 0 };
+    const resumed = await initTxn(c, 'kip-360-retry', 60_000, 4, current);
+    expect(resumed).toMatchObject({ errorCode: 0, producerId: first.producerId, producerEpoch: 1 });
+    // The producer never saw epoch 1 and asks again with epoch 0.
+    expect(await initTxn(c, 'kip-360-retry', 60_000, 4, current)).toMatchObject({
+      errorCode: 0,
+      producerId: first.producerId,
+      producerEpoch: 1,
+    });
+    // Once it has epoch 1, naming it bumps again.
+    expect(
+      await initTxn(c, 'kip-360-retry', 60_000, 4, { ...current, producerEpoch: 1 }),
+    ).toMatchObject({ errorCode: 0, producerEpoch: 2 });
+  });
+
+  it('v3+ refuses an epoch that is neither current nor a retry: INVALID_PRODUCER_EPOCH before v4, PRODUCER_FENCED from v4', async () => {
     const c = await client();
     const first = await initTxn(c, 'kip-360', 60_000, 3);
-    const resumed = await initTxn(c, 'kip-360', 60_000, 3, {
-      producerId: first.producerId,
-      producerEpoch: 0,
+    await initTxn(c, 'kip-360', 60_000, 3, { producerId: first.producerId, producerEpoch: 0 });
+    // A new producer of the id takes epoch 2: neither 0 nor 1 may resume or retry now.
+    expect(await initTxn(c, 'kip-360', 60_000, 3)).toMatchObject({
+      errorCode: 0,
+      producerEpoch: 2,
     });
-    expect(resumed).toMatchObject({ errorCode: 0, producerEpoch: 1 });
-    const stale = { producerId: first.producerId, producerEpoch: 0 };
-    expect((await initTxn(c, 'kip-360', 60_000, 3, stale)).errorCode).toBe(
-      ErrorCode.INVALID_PRODUCER_EPOCH,
-    );
-    expect((await initTxn(c, 'kip-360', 60_000, 4, stale)).errorCode).toBe(
+    for (const producerEpoch of [0, 1]) {
+      const stale = { producerId: first.producerId, producerEpoch };
+      expect((await initTxn(c, 'kip-360', 60_000, 3, stale)).errorCode).toBe(
+        ErrorCode.INVALID_PRODUCER_EPOCH,
+      );
+      expect((await initTxn(c, 'kip-360', 60_000, 4, stale)).errorCode).toBe(
+        ErrorCode.PRODUCER_FENCED,
+      );
+    }
+    const otherId = { producerId: first.producerId + 1000n, producerEpoch: 2 };
+    expect((await initTxn(c, 'kip-360', 60_000, 4, otherId)).errorCode).toBe(
       ErrorCode.PRODUCER_FENCED,
     );
   });
 
-  it('aborts the transaction the previous epoch left open: its records are reported aborted', async () => {
+  it('aborts the transaction the previous epoch left open under a bumped epoch, answering CONCURRENT_TRANSACTIONS; the retry gets the next epoch', async () => {
     const c = await client();
     await createTopic(c, 'left-open');
     const old = await initTxn(c, 'left-open-id');
@@ -81,15 +107,44 @@ describe('InitProducerId with a transactional id', () => {
     expect(before).toMatchObject({ highWatermark: 2n, lastStableOffset: 0n });
     expect(before.records.length).toBe(0);
 
-    const next = await initTxn(c, 'left-open-id');
-    expect(next.producerEpoch).toBe(1);
+    expect(await initTxn(c, 'left-open-id')).toMatchObject({
+      errorCode: ErrorCode.CONCURRENT_TRANSACTIONS,
+      producerId: -1n,
+      producerEpoch: -1,
+    });
     const after = (await fetchPartition(c, 'left-open', 0, 0)).responses[0].partitions[0];
     // The ABORT marker is at offset 2; everything is decided.
     expect(after).toMatchObject({ highWatermark: 3n, lastStableOffset: 3n });
     expect(after.abortedTransactions).toEqual([{ producerId: old.producerId, firstOffset: 0n }]);
+    // The marker carries the fencing epoch, 1, which no producer was given.
+    const marker = (await fetchPartition(c, 'left-open', 0, 2)).responses[0].partitions[0];
+    expect(readBatchHeader(marker.records, 0)).toMatchObject({
+      baseOffset: 2,
+      control: true,
+      producerEpoch: 1,
+    });
     // The fenced producer's next batch is refused.
     expect((await produceTxn(c, old, 'left-open', 0, ['c'], 2)).errorCode).toBe(
       ErrorCode.INVALID_PRODUCER_EPOCH,
+    );
+    expect(await initTxn(c, 'left-open-id')).toMatchObject({
+      errorCode: 0,
+      producerId: old.producerId,
+      producerEpoch: 2,
+    });
+  });
+
+  it('fences a KIP-360 producer that resumes with its transaction still open: the retry is refused', async () => {
+    const c = await client();
+    await createTopic(c, 'resume-open');
+    const p = await initTxn(c, 'resume-open-id', 60_000, 4);
+    await addPartitions(c, p, 'resume-open', [0]);
+    const named = { producerId: p.producerId, producerEpoch: p.producerEpoch };
+    expect((await initTxn(c, 'resume-open-id', 60_000, 4, named)).errorCode).toBe(
+      ErrorCode.CONCURRENT_TRANSACTIONS,
+    );
+    expect((await initTxn(c, 'resume-open-id', 60_000, 4, named)).errorCode).toBe(
+      ErrorCode.PRODUCER_FENCED,
     );
   });
 });
