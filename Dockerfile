@@ -8,6 +8,7 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY connectors ./connectors
+COPY ui ./ui
 RUN npm ci --no-audit --no-fund
 
 FROM node:20-bookworm-slim
@@ -24,8 +25,10 @@ COPY bin ./bin
 COPY src ./src
 COPY connectors ./connectors
 COPY config ./config
+COPY ui ./ui
 # Its stamp dates from the build stage, after the sources' own dates, so it counts as fresh.
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/ui/dist ./ui/dist
 
 # Partition logs of the embedded broker, standalone offsets, local Parquet output.
 VOLUME /app/data

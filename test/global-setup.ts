@@ -110,6 +110,9 @@ export default async function setup(): Promise<void> {
     'python3-confluent-kafka': () => hasPythonModule('confluent_kafka'),
     [`postgresql-${pgMajor}-postgis-3`]: () =>
       existsSync(`/usr/share/postgresql/${pgMajor}/extension/postgis.control`),
+    // The status page's browser tests (test/integration/ui) drive Debian's Chromium
+    // through playwright-core, which downloads no browser of its own.
+    chromium: () => existsSync('/usr/bin/chromium'),
   });
   await ensureRedis();
 }

@@ -188,6 +188,7 @@ export async function startDistributedWorker(
       logger: getLogger('connect.rest'),
       loggerLevels,
       metrics: worker.metrics,
+      kafka: worker,
       listeners: restListeners(config),
       cors: {
         allowedOrigins: (config['access.control.allow.origin'] as string | undefined) ?? '',

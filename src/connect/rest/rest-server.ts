@@ -38,6 +38,7 @@ import type { RestContext } from './rest-context.ts';
 import { errorResponse, restMessages } from './rest-errors.ts';
 import { registerRootResource } from './root-resource.ts';
 import { type BuildInfo, buildInfo } from './server-info.ts';
+import { registerUiResource, type UiKafka } from './ui-resource.ts';
 
 /** Kafka Connect's REQUEST_TIMEOUT_MS: a forwarded request may wait out a rebalance. */
 const FORWARD_TIMEOUT_MS = 90_000;
@@ -57,6 +58,8 @@ export interface RestAppOptions {
   healthCheckTimeoutMs?: number;
   /** Served on GET /metrics (Prometheus text); absent: no /metrics route. */
   metrics?: ConnectMetrics;
+  /** The status page's reads of topics and groups (the worker); absent: those answer 503. */
+  kafka?: UiKafka;
 }
 
 export interface RestServerOptions extends RestAppOptions {
@@ -148,6 +151,7 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
   registerConnectorPluginsResource(app, ctx);
   registerLoggersResource(app, ctx);
   if (options.metrics !== undefined) registerMetricsResource(app, options.metrics);
+  registerUiResource(app, logger, options.kafka);
   return app;
 }
 

@@ -111,6 +111,7 @@ export async function startStandaloneWorker(
       logger: getLogger('connect.rest'),
       loggerLevels,
       metrics: worker.metrics,
+      kafka: worker,
       listeners: restListeners(config),
       cors: {
         allowedOrigins: (config['access.control.allow.origin'] as string | undefined) ?? '',
