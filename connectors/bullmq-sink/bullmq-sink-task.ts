@@ -44,6 +44,7 @@ import { JobWriter, type PartitionBatch } from './job-writer.ts';
 import { openRedis, ready } from './redis-connection.ts';
 import { outagePolicy, RedisOutage } from './redis-outage.ts';
 import { describeRedis } from './redis-settings.ts';
+import { registerSinkMetrics } from './sink-metrics.ts';
 import { BULLMQ_SINK_VERSION } from './version.ts';
 
 /** Conflicts in a row (another writer moving our positions) before the task gives up. */
@@ -101,6 +102,7 @@ export class BullMQSinkTask implements SinkTask {
         (ms) => context.timeout(ms),
       ),
     };
+    registerSinkMetrics(context.pluginMetrics(), this.s.writer);
   }
 
   async put(records: readonly SinkRecord[]): Promise<void> {

@@ -83,6 +83,8 @@ export class JobWriter {
   private guarded = false;
   /** Round trips, for tests and the benchmark. */
   readonly stats = { transactions: 0, guardReads: 0, conflicts: 0, followUps: 0 };
+  /** Jobs added and removed by committed transactions (the task's metrics read them). */
+  readonly jobs = { added: 0, removed: 0 };
   /** Key-replacing adds BullMQ ignored because the key's job was active (flushFollowUps). */
   private followUps: Array<{ queue: Queue; action: AddAction; id: string }> = [];
 
@@ -157,15 +159,19 @@ export class JobWriter {
     /** Per removeJob command queued for a key-replacing add: its index in the answers. */
     const replaceChecks: Array<{ index: number; queue: Queue; action: AddAction; id: string }> = [];
     let index = 0;
+    let adds = 0;
+    let removes = 0;
     for (const b of batches) {
       b.actions.forEach((a, i) => {
         if (a.kind === 'skip') return;
         const queue = queues.get(a.queue)!;
         if (a.kind === 'delete') {
           this.queueRemove(tx, queue, a.jobId);
+          removes++;
           index++;
           return;
         }
+        adds++;
         if (this.replaceByKey) {
           this.queueRemove(tx, queue, a.opts.jobId);
           replaceChecks.push({
@@ -221,6 +227,9 @@ export class JobWriter {
       );
     }
     for (const b of batches) this.positions.set(topicPartitionKey(b.tp), b.end);
+    // Counted once EXEC applied them all (a conflict or a failed EXEC added nothing).
+    this.jobs.added += adds;
+    this.jobs.removed += removes;
     const kept = replaceChecks.filter((c) => Number(answers[c.index]![1]) === 0);
     // Trust the re-armed WATCH only if it saw exactly what this task knows.
     try {

@@ -34,6 +34,7 @@ import {
 } from '../../src/connect/api/index.ts';
 import { parquetSinkConfigDefs, toSinkConfig, validateSinkConfig } from './config.ts';
 import { StoreError } from './object-store.ts';
+import { registerSinkMetrics } from './sink-metrics.ts';
 import { ParquetSinkWriter } from './sink-writer.ts';
 import { createStore } from './store-factory.ts';
 import { PARQUET_SINK_VERSION } from './version.ts';
@@ -75,6 +76,8 @@ export class ParquetSinkTask implements SinkTask {
       onDurable: () => context.requestCommit(),
       ...(report ? { reportErrant: report } : {}),
     });
+    // Read at scrape time from the writer; stop() drops it, and the series go with the task.
+    registerSinkMetrics(context.pluginMetrics(), () => this.writer);
   }
 
   async open(partitions: readonly TopicPartition[]): Promise<void> {

@@ -48,7 +48,7 @@ import { parquetExtension, topicPrefix } from './file-naming.ts';
 import { type ObjectStore, StoreError } from './object-store.ts';
 import { createPartitioner, partitionerKind } from './partitioner.ts';
 import { isForeign, recoverPosition } from './recovery.ts';
-import { TopicPartitionWriter } from './topic-partition-writer.ts';
+import { TopicPartitionWriter, WriteCounts } from './topic-partition-writer.ts';
 
 const CHECK_EVERY = 1000;
 const UPLOAD_CONCURRENCY = 4;
@@ -60,6 +60,8 @@ const PREPARE_ENCODER_MIN_ROWS = 10_000;
 export class ParquetSinkWriter {
   private readonly writers = new Map<string, TopicPartitionWriter>();
   private readonly encoder: FileEncoder;
+  /** Files made durable by this task and their bytes (parquet_sink_* metrics). */
+  readonly written = new WriteCounts();
 
   constructor(
     private readonly config: ParquetSinkConfig,
@@ -213,6 +215,13 @@ export class ParquetSinkWriter {
     return total;
   }
 
+  /** Topic partitions with a file group open (records buffered, not yet closed). */
+  get openPartitions(): number {
+    let n = 0;
+    for (const w of this.writers.values()) if (w.hasOpenGroup) n++;
+    return n;
+  }
+
   /** Waits for uploads in flight (their failures no longer matter), then releases all. */
   async stop(): Promise<void> {
     await Promise.all([...this.writers.values()].map((w) => w.idle()));
@@ -254,6 +263,7 @@ export class ParquetSinkWriter {
         this.clock,
         this.encoder,
         this.options.onDurable,
+        this.written,
       );
       this.writers.set(key, w);
     }

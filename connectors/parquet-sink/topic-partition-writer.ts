@@ -142,6 +142,12 @@ interface ClosedGroup {
   files: ClosedFile[];
 }
 
+/** Files made durable and their bytes, over every partition of a task (its metrics). */
+export class WriteCounts {
+  files = 0;
+  bytes = 0;
+}
+
 export class TopicPartitionWriter {
   private files = new Map<string, OpenFile>();
   private groupStart: number | undefined;
@@ -182,6 +188,8 @@ export class TopicPartitionWriter {
     private readonly encoder: FileEncoder,
     /** Called each time a group became durable (the committable offset moved). */
     private readonly onDurable: () => void = () => undefined,
+    /** Where durable files are counted (the task's, so counts outlive a revoked partition). */
+    private readonly counts: WriteCounts = new WriteCounts(),
   ) {
     this.extraColumns = kafkaColumns(s);
     this.groupExtension = s.extension;
@@ -514,6 +522,8 @@ export class TopicPartitionWriter {
       this.pending.shift();
       for (const f of group.files) {
         this.written.push(f.key);
+        this.counts.files++;
+        this.counts.bytes += f.bytes;
         log.info(
           {
             topic: this.topic,

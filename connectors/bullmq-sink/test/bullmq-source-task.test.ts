@@ -2,6 +2,7 @@ import { Queue, Worker } from 'bullmq';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   ManualClock,
+  noopPluginMetrics,
   type SourceOffset,
   type SourceRecord,
   type SourceTaskContext,
@@ -20,6 +21,7 @@ function sourceContext(stored: SourceOffset | null): SourceTaskContext {
       offsets: async () => new Map(),
     },
     reportTrouble: () => undefined,
+    pluginMetrics: () => noopPluginMetrics,
     transactionContext: null,
     topicCreationOverride: () => undefined,
   };

@@ -9,6 +9,7 @@ import { type Job, Worker } from 'bullmq';
 import { onTestFinished } from 'vitest';
 import {
   ManualClock,
+  noopPluginMetrics,
   type SinkRecord,
   type SinkTaskContext,
   type TopicPartition,
@@ -47,6 +48,7 @@ export function taskContext(
     offset: () => undefined,
     timeout: (ms) => timeouts.push(ms),
     reportTrouble: (d) => troubles.push(d),
+    pluginMetrics: () => noopPluginMetrics,
     ...(options.tolerate
       ? {
           errantRecordReporter: async (record: SinkRecord, error: Error) => {

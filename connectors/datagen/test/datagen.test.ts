@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ManualClock,
+  noopPluginMetrics,
   type OffsetStorageReader,
   parseConfig,
   type SourceOffset,
@@ -56,6 +57,7 @@ async function startTasks(
       offsetStorageReader: offsets,
       clock,
       reportTrouble: () => undefined,
+      pluginMetrics: () => noopPluginMetrics,
       transactionContext: null,
       topicCreationOverride: () => undefined,
     });

@@ -6,6 +6,7 @@ import {
   ConfigException,
   loadManifests,
   ManualClock,
+  noopPluginMetrics,
   type OffsetStorageReader,
   pluginNames,
   type SinkRecord,
@@ -59,6 +60,7 @@ function context(offsets: MemoryOffsets, clock = new ManualClock(1000)): SourceT
     offsetStorageReader: offsets,
     clock,
     reportTrouble: () => undefined,
+    pluginMetrics: () => noopPluginMetrics,
     transactionContext: null,
     topicCreationOverride: () => undefined,
   };

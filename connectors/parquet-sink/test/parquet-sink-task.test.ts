@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   loadManifests,
   ManualClock,
+  noopPluginMetrics,
   parseConfig,
   pluginNames,
   type SinkTaskContext,
@@ -38,6 +39,7 @@ function context(): SinkTaskContext & { seeks: TopicPartitionOffset[] } {
     offset: (o) => seeks.push(...o),
     timeout: () => undefined,
     reportTrouble: () => undefined,
+    pluginMetrics: () => noopPluginMetrics,
   };
 }
 

@@ -10,6 +10,7 @@ import { GetObjectTaggingCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ManualClock,
+  noopPluginMetrics,
   parseConfig,
   RetriableException,
   type SinkTaskContext,
@@ -348,6 +349,7 @@ describe('retry.backoff.ms', () => {
       offset: () => undefined,
       timeout: (ms) => timeouts.push(ms),
       reportTrouble: () => undefined,
+      pluginMetrics: () => noopPluginMetrics,
     };
     const task = new ParquetSinkTask();
     cleanups.push(() => task.stop());

@@ -28,6 +28,7 @@
  */
 import type pg from 'pg';
 import type { SourceOffset, SourceRecord } from '../../../src/connect/api/index.ts';
+import { StreamingEventCounts } from './debezium-metrics.ts';
 import {
   type ChangePosition,
   changeRecords,
@@ -49,6 +50,8 @@ export interface CompletedTransaction {
   endLsn: Lsn;
   /** Records emitted for it (0 when nothing captured changed). */
   records: number;
+  /** Its commit time in Postgres (0 when its Begin was not seen); for metrics only. */
+  commitTimeMicros?: number;
 }
 
 export interface ChangeEventSourceOptions {
@@ -69,6 +72,8 @@ export interface ChangeEventSourceOptions {
   onTable?(table: TableSchema): void;
   /** Resume point: skip changes of transaction `commitLsn` at or before `lsnProc`. */
   resumeAfter?: { commitLsn: Lsn; lsnProc: Lsn } | null;
+  /** Change messages seen and filtered out, for Debezium's streaming metrics. */
+  events?: StreamingEventCounts;
 }
 
 interface OpenTransaction {
@@ -85,8 +90,11 @@ export class ChangeEventSource {
   private lastCommitLsn: Lsn | null = null;
   private backlog: Array<{ m: PgoutputMessage; lsn: Lsn }> | null = null;
   private failed = false;
+  private readonly events: StreamingEventCounts;
 
-  constructor(private readonly o: ChangeEventSourceOptions) {}
+  constructor(private readonly o: ChangeEventSourceOptions) {
+    this.events = o.events ?? new StreamingEventCounts();
+  }
 
   /** Hand over one message (ReplicationStream's onMessage). */
   accept(m: PgoutputMessage, lsn: Lsn): void {
@@ -188,6 +196,7 @@ export class ChangeEventSource {
           commitLsn: m.commitLsn,
           endLsn: m.endLsn,
           records: tx?.records ?? 0,
+          commitTimeMicros: tx?.commitTimeMicros ?? 0,
         });
         return;
       }
@@ -201,9 +210,14 @@ export class ChangeEventSource {
         this.change(m.relationOid, 'd', m.before, null, lsn, 'DELETE');
         return;
       case 'truncate': {
-        if (this.o.skippedOperations.has('t')) return;
+        this.events.seen += m.relationOids.length;
+        if (this.o.skippedOperations.has('t')) {
+          this.events.filtered += m.relationOids.length;
+          return;
+        }
         for (const oid of m.relationOids) {
           const table = this.tables.get(oid);
+          if (!table) this.events.filtered++;
           if (!table || this.skip(lsn)) continue;
           const out = [
             truncateRecord(this.o.context, table, this.position(lsn), this.offset(lsn, 'TRUNCATE')),
@@ -227,7 +241,12 @@ export class ChangeEventSource {
     messageType: string,
   ): void {
     const table = this.tables.get(oid);
-    if (!table || this.o.skippedOperations.has(op) || this.skip(lsn)) return;
+    this.events.seen++;
+    if (!table || this.o.skippedOperations.has(op)) {
+      this.events.filtered++;
+      return;
+    }
+    if (this.skip(lsn)) return;
     const out = changeRecords(
       this.o.context,
       table,

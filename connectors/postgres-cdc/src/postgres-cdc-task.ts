@@ -36,7 +36,9 @@
  * m, the holder, the WAL the slot retains), cleared once it streams again; after its
  * retry budget (slot.max.retries, errors.max.retries) it fails. `metrics()` keeps the
  * same detail with the phase, snapshot progress and slot lag; `slotLagBytes()` asks
- * Postgres.
+ * Postgres. Debezium's snapshot and streaming metrics go to the worker's /metrics
+ * through `context.pluginMetrics()` (debezium-metrics.ts), read from this task's
+ * fields when scraped.
  */
 import pg from 'pg';
 import {
@@ -58,6 +60,12 @@ import {
   postgresCdcConfigDefs,
   readSettings,
 } from './connector-config.ts';
+import {
+  type RowsScannedSeries,
+  registerDebeziumMetrics,
+  SnapshotMeter,
+  StreamingMeter,
+} from './debezium-metrics.ts';
 import { CONNECTOR_VERSION, type EventContext } from './event-builder.ts';
 import { heartbeatRecord } from './heartbeat.ts';
 import { explicitCompaction, keylessCompactedError, tableTopic } from './keyless-tables.ts';
@@ -156,6 +164,11 @@ export class PostgresCdcSourceTask implements SourceTask {
   private storedAtStart: SourceOffset | null = null;
   /** Topics already marked cleanup.policy=delete (tables without a key). */
   private readonly keylessTopics = new Set<string>();
+  /** Debezium's snapshot and streaming metrics (debezium-metrics.ts). */
+  private readonly snapshotMeter = new SnapshotMeter();
+  private readonly streamingMeter = new StreamingMeter();
+  private readonly rowsScannedTables = new Set<string>();
+  private addRowsScanned: RowsScannedSeries = () => undefined;
 
   version(): string {
     return CONNECTOR_VERSION;
@@ -171,6 +184,14 @@ export class PostgresCdcSourceTask implements SourceTask {
       );
     this.partition = { server: this.s.topicPrefix };
     this.log = pluginLogger({ connector: context.connectorName, task: context.taskId });
+    this.addRowsScanned = registerDebeziumMetrics(context.pluginMetrics(), {
+      topicPrefix: this.s.topicPrefix,
+      snapshot: this.snapshotMeter,
+      streaming: this.streamingMeter,
+      connected: () => this.phase === 'streaming',
+      slotLagBytes: () => this.slotLag(),
+      now: () => context.clock.now(),
+    });
     this.queue = new RecordQueue(
       this.s.maxQueueSize,
       () => this.runner?.pause(),
@@ -307,19 +328,25 @@ export class PostgresCdcSourceTask implements SourceTask {
   metrics(): PostgresCdcTaskMetrics {
     const runner = this.runner;
     const confirmed = runner?.confirmedLsn ?? 0;
-    const streamView = runner ? Math.max(0, runner.walEnd - confirmed) : 0;
     const asked = runner?.lastUsage ?? this.slotUsage;
     return {
       phase: this.phase,
       detail: this.detail,
       snapshot: [...this.progress.values()],
-      slotLagBytes:
-        this.phase === 'streaming' || asked?.lagBytes == null ? streamView : asked.lagBytes,
+      slotLagBytes: this.slotLag(),
       retainedWalBytes: asked?.retainedBytes ?? null,
       confirmedLsn: formatLsn(confirmed),
       pendingTransactions: this.tracker.pending,
       queuedRecords: this.queue?.size ?? 0,
     };
+  }
+
+  /** metrics().slotLagBytes: the stream's view while streaming, else Postgres' last answer. */
+  private slotLag(): number {
+    const runner = this.runner;
+    const streamView = runner ? Math.max(0, runner.walEnd - runner.confirmedLsn) : 0;
+    const asked = runner?.lastUsage ?? this.slotUsage;
+    return this.phase === 'streaming' || asked?.lagBytes == null ? streamView : asked.lagBytes;
   }
 
   /** Bytes of WAL the slot holds beyond its confirmed position, asked of Postgres. */
@@ -388,6 +415,7 @@ export class PostgresCdcSourceTask implements SourceTask {
     const catalog = new pg.Client({ ...connection, options: SESSION_OPTIONS });
     catalog.on('error', () => undefined);
     let rows = 0;
+    this.snapshotMeter.started(tables.length, this.ctx.clock.now());
     try {
       await catalog.connect();
       const registry = new TypeRegistry(catalog);
@@ -412,11 +440,13 @@ export class PostgresCdcSourceTask implements SourceTask {
         },
         onTable: (table) => this.onTable(table),
         onProgress: (p) => this.onProgress(p),
+        onTableDone: (id) => this.onTableDone(id),
         nowMicros: () => this.ctx.clock.now() * 1000,
         settings: this.s.snapshot,
         stopping: () => this.stopping,
       }));
     } catch (error) {
+      this.snapshotMeter.ended(false, this.ctx.clock.now());
       if (!(error instanceof QueueClosedError) && !this.stopping)
         this.fail(new ConnectException(`snapshot failed: ${message(error)}`, { cause: error }));
       return;
@@ -425,6 +455,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       await exported.release();
       this.exported = null;
     }
+    this.snapshotMeter.ended(true, this.ctx.clock.now());
     this.log.info(
       { tables: [...this.progress.values()] },
       `snapshot done: ${rows} rows at ${formatLsn(exported.consistentPoint)}`,
@@ -467,8 +498,14 @@ export class PostgresCdcSourceTask implements SourceTask {
         this.handedOn = true;
         this.queue.push(records);
       },
+      events: this.streamingMeter.events,
       onCommit: (tx: CompletedTransaction) => {
         if (this.failure) return;
+        this.streamingMeter.transactionCommitted(
+          tx.xid,
+          tx.commitTimeMicros ?? 0,
+          this.ctx.clock.now(),
+        );
         this.tracker.committed(tx);
         this.boundaries?.committed(tx.commitLsn);
       },
@@ -518,11 +555,24 @@ export class PostgresCdcSourceTask implements SourceTask {
     const key = `${p.table.schema}.${p.table.table}`;
     const isNewTable = !this.progress.has(key);
     this.progress.set(key, p);
+    if (isNewTable) this.rowsScannedSeries(key);
     const now = this.ctx.clock.now();
     if (isNewTable || now - this.lastProgressLog >= PROGRESS_LOG_INTERVAL_MS) {
       this.lastProgressLog = now;
       this.log.info(`snapshot of ${key}: ${p.rowsDone} of about ${p.rowsEstimated} rows`);
     }
+  }
+
+  /** A table the snapshot finished (an empty one reports no progress: its series shows 0). */
+  private onTableDone(id: TableId): void {
+    this.snapshotMeter.tableDone();
+    this.rowsScannedSeries(`${id.schema}.${id.table}`);
+  }
+
+  private rowsScannedSeries(key: string): void {
+    if (this.rowsScannedTables.has(key)) return;
+    this.rowsScannedTables.add(key);
+    this.addRowsScanned(key, () => this.progress.get(key)?.rowsDone ?? 0);
   }
 
   /** The task's connections, named so pg_stat_activity (and a refused holder's message) tells whose they are. */

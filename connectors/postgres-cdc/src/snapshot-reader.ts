@@ -67,6 +67,8 @@ export interface SnapshotOptions {
   topicPrefix: string;
   emit(records: SourceRecord[]): Promise<void> | void;
   onProgress?(p: SnapshotProgress): void;
+  /** A table copied whole (after its last onProgress; an empty table has none). */
+  onTableDone?(table: TableId): void;
   /** Sees each table's schema before any of its rows is emitted. */
   onTable?(table: TableSchema): void;
   nowMicros(): number;
@@ -201,6 +203,7 @@ export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }
       }
       parser.end();
       if (rowsInChunk > 0) await flush();
+      o.onTableDone?.(id);
     }
     await out.finish();
     await client.query('COMMIT');

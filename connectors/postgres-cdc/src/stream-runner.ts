@@ -27,6 +27,7 @@
 import pg from 'pg';
 import { type SourceRecord, Wakeup } from '../../../src/connect/api/index.ts';
 import { ChangeEventSource, type CompletedTransaction } from './change-event-source.ts';
+import type { StreamingEventCounts } from './debezium-metrics.ts';
 import type { EventContext } from './event-builder.ts';
 import type { Lsn } from './lsn.ts';
 import { slotHeldError } from './replication-slot.ts';
@@ -66,6 +67,8 @@ export interface StreamRunnerOptions {
   /** See ChangeEventSourceOptions.onTable. */
   onTable?(table: TableSchema): void;
   onCommit(tx: CompletedTransaction): void;
+  /** Counted by every session's change event source (Debezium's streaming metrics). */
+  events?: StreamingEventCounts;
   canConfirmIdle(): boolean;
   onState(state: StreamState, detail?: string): void;
   onFatal(error: Error): void;
@@ -222,6 +225,7 @@ export class StreamRunner {
       topicPrefix: o.topicPrefix,
       skippedOperations: o.skippedOperations,
       resumeAfter: this.resumeAfter,
+      ...(o.events !== undefined ? { events: o.events } : {}),
       emit: (records) => {
         const last = records[records.length - 1].sourceOffset;
         if (typeof last.lsn_commit === 'number' && typeof last.lsn_proc === 'number')

@@ -13,7 +13,7 @@ import type {
   SourceTask,
   TaskConfig,
 } from '../../../src/connect/api/index.ts';
-import { ManualClock } from '../../../src/connect/api/index.ts';
+import { ManualClock, noopPluginMetrics } from '../../../src/connect/api/index.ts';
 
 /** The runtime's offset store for one connector, in memory; survives task instances. */
 export class InMemoryOffsets implements OffsetStorageReader {
@@ -70,6 +70,7 @@ export class TaskDriver {
       offsetStorageReader: this.offsets,
       clock: this.clock,
       reportTrouble: (detail) => this.troubles.push(detail),
+      pluginMetrics: () => noopPluginMetrics,
       transactionContext: null,
       topicCreationOverride: (topic, configs) => this.topicOverrides.set(topic, configs),
     });

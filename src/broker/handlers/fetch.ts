@@ -47,6 +47,8 @@ import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
 
 const EMPTY = Buffer.alloc(0);
+/** The aborted-transactions list of most answers, shared: the encoder only reads it. */
+const NO_ABORTED_TXNS: readonly Message[] = Object.freeze([]);
 const READ_COMMITTED = 1;
 
 interface Wanted {
@@ -82,6 +84,8 @@ export const handleFetch: RequestHandler<BrokerServices> = async (body, context,
   const minBytes = body.minBytes as number;
   const deadline = services.clock.now() + Math.max(0, body.maxWaitMs as number);
   const readCommitted = body.isolationLevel === READ_COMMITTED;
+  /** When the long poll first waited (undefined: it did not), for the purgatory time. */
+  let waitStart: number | undefined;
   for (;;) {
     const pass = readAll(wanted, maxBytes, buffers, readCommitted, services);
     const remaining = deadline - services.clock.now();
@@ -94,11 +98,21 @@ export const handleFetch: RequestHandler<BrokerServices> = async (body, context,
     ) {
       if (services.metrics !== undefined && pass.bytes > 0)
         recordFetched(services.metrics, pass.responses);
+      services.metrics?.recordRemoteTime?.(
+        'Fetch',
+        waitStart === undefined ? 0 : performance.now() - waitStart,
+      );
       return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: pass.responses };
     }
     // This pass is dropped: nothing reads its records again, and the next pass reads anew.
     if (buffers) for (const records of pass.records) buffers.giveBack(records);
-    await waitForAny(wanted, pass.ends, remaining, services.stopping);
+    waitStart ??= performance.now();
+    services.metrics?.purgatoryEntered?.('Fetch');
+    try {
+      await waitForAny(wanted, pass.ends, remaining, services.stopping);
+    } finally {
+      services.metrics?.purgatoryLeft?.('Fetch');
+    }
   }
 };
 
@@ -126,7 +140,7 @@ function readAll(
       highWatermark: -1,
       lastStableOffset: -1,
       logStartOffset: -1,
-      abortedTransactions: [],
+      abortedTransactions: NO_ABORTED_TXNS,
       preferredReadReplica: -1,
       records: EMPTY,
     };
@@ -157,9 +171,13 @@ function readAll(
         bytes += read.length;
         if (readCommitted) {
           const end = lastOffsetOf(read) + 1;
-          partition.abortedTransactions = log
-            .abortedTransactions(w.fetchOffset, end)
-            .map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset }));
+          const aborted = log.abortedTransactions(w.fetchOffset, end);
+          if (aborted.length > 0) {
+            partition.abortedTransactions = aborted.map((a) => ({
+              producerId: a.producerId,
+              firstOffset: a.firstOffset,
+            }));
+          }
         }
       }
     } catch (e) {

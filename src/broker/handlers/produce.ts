@@ -90,9 +90,17 @@ export const handleProduce: RequestHandler<BrokerServices> = async (body, _conte
         });
     return null;
   }
+  // Every append ran above; what is awaited now is the flush policy (Kafka's purgatory).
+  const waitStart = performance.now();
+  services.metrics?.purgatoryEntered?.('Produce');
   const responses: Message[] = [];
-  for (const t of topics)
-    responses.push({ name: t.name, partitionResponses: await Promise.all(t.answers) });
+  try {
+    for (const t of topics)
+      responses.push({ name: t.name, partitionResponses: await Promise.all(t.answers) });
+  } finally {
+    services.metrics?.purgatoryLeft?.('Produce');
+  }
+  services.metrics?.recordRemoteTime?.('Produce', performance.now() - waitStart);
   return { responses, throttleTimeMs: 0 };
 };
 

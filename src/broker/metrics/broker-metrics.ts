@@ -10,6 +10,15 @@
  *   kafka_network_requestmetrics_requests_total{request}      RequestsPerSec
  *   kafka_network_requestmetrics_totaltimems{request}         TotalTimeMs, a histogram
  *                                                             (ms, long-poll wait included)
+ *   kafka_network_requestmetrics_remotetimems{request}        RemoteTimeMs, a histogram, for
+ *                                                             Produce and Fetch: time in
+ *                                                             purgatory (Fetch: the long poll's
+ *                                                             wait; Produce: the wait for the
+ *                                                             flush policy after the append;
+ *                                                             0 for an answer at once)
+ *   kafka_server_delayedoperationpurgatory_purgatorysize{delayedoperation}
+ *                                                             PurgatorySize: Produce and Fetch
+ *                                                             requests waiting now
  *   kafka_server_replicamanager_partitioncount                PartitionCount
  *   kafka_log_log_size{topic,partition}                       Log Size (bytes)
  *   kafka_log_log_numlogsegments / _logstartoffset / _logendoffset
@@ -19,7 +28,8 @@
  * Cost: the request path pays two performance.now() calls, an array index by api key
  * and a bucket scan (16 bounds) per request; produce and fetch add one Map lookup per
  * topic-partition in the request and, for fetch, a walk over the batch headers
- * returned. Everything else (sizes, groups, connections) is read from the broker's
+ * returned; a produce with acks and a fetch that waits add two more performance.now()
+ * calls and a bucket scan for their purgatory time. Everything else (sizes, groups, connections) is read from the broker's
  * own state when Prometheus scrapes. Nothing here runs when nobody scrapes but those
  * increments.
  *
@@ -49,9 +59,18 @@ export class TopicTraffic {
   messagesOut = 0;
 }
 
+/** The two purgatories a request can wait in, as Kafka's delayedOperation label names them. */
+export type DelayedOperation = 'Produce' | 'Fetch';
+
 /** What the produce and fetch handlers record (BrokerServices.metrics). */
 export interface TopicTrafficMetrics {
   topic(name: string): TopicTraffic;
+  /** A request starts waiting in its purgatory (PurgatorySize goes up). */
+  purgatoryEntered?(operation: DelayedOperation): void;
+  /** A request's wait ended (PurgatorySize goes down). */
+  purgatoryLeft?(operation: DelayedOperation): void;
+  /** A request answered after `ms` in its purgatory (0: answered at once): RemoteTimeMs. */
+  recordRemoteTime?(operation: DelayedOperation, ms: number): void;
 }
 
 class RequestStats {
@@ -98,6 +117,8 @@ export class BrokerMetrics implements TopicTrafficMetrics {
   readonly registry = new Registry();
   private readonly traffic = new Map<string, TopicTraffic>();
   private readonly requests: Array<RequestStats | undefined> = [];
+  private readonly remoteTime = { Produce: new RequestStats(), Fetch: new RequestStats() };
+  private readonly purgatorySize = { Produce: 0, Fetch: 0 };
   private state: BrokerState | null = null;
 
   constructor(options: BrokerMetricsOptions = {}) {
@@ -119,6 +140,18 @@ export class BrokerMetrics implements TopicTrafficMetrics {
       this.traffic.set(name, t);
     }
     return t;
+  }
+
+  purgatoryEntered(operation: DelayedOperation): void {
+    this.purgatorySize[operation]++;
+  }
+
+  purgatoryLeft(operation: DelayedOperation): void {
+    this.purgatorySize[operation]--;
+  }
+
+  recordRemoteTime(operation: DelayedOperation, ms: number): void {
+    this.remoteTime[operation].observe(ms);
   }
 
   /** `handler` with each request counted and timed by api. */
@@ -227,18 +260,31 @@ export class BrokerMetrics implements TopicTrafficMetrics {
       name,
       'histogram',
       'Time from a request read to its answer, in ms, by api (a long poll counts its wait).',
-      each((request, s) => {
+      each((request, s) => histogramSamples(name, request, s)),
+    );
+    const remote = 'kafka_network_requestmetrics_remotetimems';
+    this.family(
+      remote,
+      'histogram',
+      'Time a Produce or Fetch waited in purgatory, in ms (Fetch: the long poll; Produce: the flush policy).',
+      () => {
         const out: Sample[] = [];
-        let cumulative = 0;
-        REQUEST_TIME_BUCKETS_MS.forEach((le, i) => {
-          cumulative += s.buckets[i]!;
-          out.push({ metricName: `${name}_bucket`, labels: { request, le }, value: cumulative });
-        });
-        out.push({ metricName: `${name}_bucket`, labels: { request, le: '+Inf' }, value: s.count });
-        out.push({ metricName: `${name}_sum`, labels: { request }, value: s.sum });
-        out.push({ metricName: `${name}_count`, labels: { request }, value: s.count });
+        for (const request of ['Produce', 'Fetch'] as const) {
+          const s = this.remoteTime[request];
+          if (s.count > 0) out.push(...histogramSamples(remote, request, s));
+        }
         return out;
-      }),
+      },
+    );
+    this.family(
+      'kafka_server_delayedoperationpurgatory_purgatorysize',
+      'gauge',
+      'Produce and Fetch requests waiting in purgatory now.',
+      () =>
+        (['Produce', 'Fetch'] as const).map((delayedoperation) => ({
+          labels: { delayedoperation },
+          value: this.purgatorySize[delayedoperation],
+        })),
     );
   }
 
@@ -314,6 +360,20 @@ export class BrokerMetrics implements TopicTrafficMetrics {
     for (const g of PROCESS_GAUGES)
       this.family(g.name, g.type, g.help, () => [{ labels: {}, value: g.read() }]);
   }
+}
+
+/** A histogram's cumulative _bucket, _sum and _count samples for one request label. */
+function histogramSamples(name: string, request: string, s: RequestStats): Sample[] {
+  const out: Sample[] = [];
+  let cumulative = 0;
+  REQUEST_TIME_BUCKETS_MS.forEach((le, i) => {
+    cumulative += s.buckets[i]!;
+    out.push({ metricName: `${name}_bucket`, labels: { request, le }, value: cumulative });
+  });
+  out.push({ metricName: `${name}_bucket`, labels: { request, le: '+Inf' }, value: s.count });
+  out.push({ metricName: `${name}_sum`, labels: { request }, value: s.sum });
+  out.push({ metricName: `${name}_count`, labels: { request }, value: s.count });
+  return out;
 }
 
 /** Records and bytes of a produce's batches, once validated (produce.ts). */

@@ -22,6 +22,7 @@ export * from './decimal.ts';
 export * from './errors.ts';
 export * from './offset-storage-reader.ts';
 export * from './plugin-manifest.ts';
+export * from './plugin-metrics.ts';
 export * from './schema.ts';
 export * from './schema-utils.ts';
 export * from './sink-task.ts';

@@ -30,6 +30,7 @@
 import type { Clock } from '../../util/clock.ts';
 import type { SinkRecord, TopicPartition, TopicPartitionOffset } from './connect-record.ts';
 import type { TaskConfig } from './connector.ts';
+import type { PluginMetrics } from './plugin-metrics.ts';
 
 export interface SinkTaskContext {
   readonly connectorName: string;
@@ -58,6 +59,8 @@ export interface SinkTaskContext {
    * the connector has no error tolerance configured: then throw a DataException.
    */
   readonly errantRecordReporter?: (record: SinkRecord, error: Error) => Promise<void>;
+  /** As SourceTaskContext.pluginMetrics: the task's own metrics on GET /metrics. */
+  pluginMetrics(): PluginMetrics;
 }
 
 export interface SinkTask {

@@ -32,6 +32,7 @@ import type { Clock } from '../../util/clock.ts';
 import type { SourceRecord } from './connect-record.ts';
 import type { TaskConfig } from './connector.ts';
 import type { OffsetStorageReader } from './offset-storage-reader.ts';
+import type { PluginMetrics } from './plugin-metrics.ts';
 
 /** Where the broker stored a produced record. */
 export interface RecordMetadata {
@@ -77,6 +78,12 @@ export interface SourceTaskContext {
    * (Kafka Connect's SourceTaskContext.transactionContext()).
    */
   readonly transactionContext: TransactionContext | null;
+  /**
+   * The task's own metrics, served on the worker's GET /metrics with its connector and
+   * task labels and removed when the task stops (plugin-metrics.ts; Kafka 4.0's
+   * SourceTaskContext.pluginMetrics()). The same handle on every call.
+   */
+  pluginMetrics(): PluginMetrics;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Reading, altering and resetting a connector's offsets (GET|PATCH|DELETE
  * /connectors/{name}/offsets, KIP-875), for both herders:
- *   - source connectors: the offset topic through the OffsetBackingStore, keys
- *     `["<connector>",{partition}]`, a null value removing an offset;
+ *   - source connectors: the connector's offset store (its own offsets.storage.topic
+ *     over the worker's, or the worker's alone: runtime/connector-offset-stores.ts),
+ *     keys `["<connector>",{partition}]`, a null value removing an offset;
  *   - sink connectors: the consumer group `connect-<connector>`,
  *     `{kafka_topic, kafka_partition}` -> `{kafka_offset}` (sink-offset-format.ts); an
  *     alter commits from outside the group and deletes the offsets given as null, a
@@ -49,6 +50,15 @@ import { parseSourceOffsets } from './source-offset-format.ts';
 export interface OffsetContext {
   plugins: PluginRegistry;
   offsetStore: OffsetBackingStore;
+  /**
+   * Runs `use` on a source connector's own offset store (the worker's ConnectorOffsetStores);
+   * absent: `offsetStore` is every connector's store.
+   */
+  withSourceStore?: <T>(
+    name: string,
+    config: ConnectorConfigMap,
+    use: (store: OffsetBackingStore) => Promise<T>,
+  ) => Promise<T>;
   /** Reads a sink's committed offsets (OffsetFetch). */
   admin: () => Admin;
   /** Writes a sink's group offsets without joining the group. */
@@ -58,6 +68,15 @@ export interface OffsetContext {
 }
 
 const sinkGroup = (name: string) => `connect-${name}`;
+
+function withSourceStore<T>(
+  ctx: OffsetContext,
+  name: string,
+  config: ConnectorConfigMap,
+  use: (store: OffsetBackingStore) => Promise<T>,
+): Promise<T> {
+  return ctx.withSourceStore ? ctx.withSourceStore(name, config, use) : use(ctx.offsetStore);
+}
 
 /** Coordinator answers meaning the group still has members: a task has not stopped yet. */
 const GROUP_IN_USE = new Set<number>([
@@ -107,7 +126,7 @@ export async function readConnectorOffsets(
     }
     return { offsets };
   }
-  const list = await connectorOffsets(name, ctx.offsetStore);
+  const list = await withSourceStore(ctx, name, config, (store) => connectorOffsets(name, store));
   return {
     offsets: list.map(({ partition, offset }) => ({
       partition: { ...partition },
@@ -141,7 +160,7 @@ export async function alterConnectorOffsets(
     for (const { partition, offset } of parsed) {
       entries.set(offsetKey(name, partition), offset === null ? null : offsetValue(offset));
     }
-    await ctx.offsetStore.set(entries);
+    await withSourceStore(ctx, name, config, (store) => store.set(entries));
   }
   // "altered" even when every offset given is null: Kafka Connect's Worker says "reset"
   // only for DELETE (its offsets argument null), never for a PATCH.
@@ -186,19 +205,22 @@ export async function resetConnectorOffsets(
       );
     }
   } else {
-    const list = await connectorOffsets(name, ctx.offsetStore);
-    const connector = manifest.createConnector() as SourceConnector;
-    handled = await askConnector('source', name, () =>
-      connector.alterOffsets?.(
-        ctx.providers.resolve(config),
-        list.map((e) => ({ partition: e.partition, offset: null })),
-      ),
-    );
-    const entries = new Map<string, string | null>();
-    for (const key of (await ctx.offsetStore.entries()).keys()) {
-      if (parseOffsetKey(key)?.connector === name) entries.set(key, null);
-    }
-    await ctx.offsetStore.set(entries);
+    handled = await withSourceStore(ctx, name, config, async (store) => {
+      const list = await connectorOffsets(name, store);
+      const connector = manifest.createConnector() as SourceConnector;
+      const answer = await askConnector('source', name, () =>
+        connector.alterOffsets?.(
+          ctx.providers.resolve(config),
+          list.map((e) => ({ partition: e.partition, offset: null })),
+        ),
+      );
+      const entries = new Map<string, string | null>();
+      for (const key of (await store.entries()).keys()) {
+        if (parseOffsetKey(key)?.connector === name) entries.set(key, null);
+      }
+      await store.set(entries);
+      return answer;
+    });
   }
   return { message: handled ? offsetsMessages.reset : offsetsMessages.resetFrameworkOnly };
 }

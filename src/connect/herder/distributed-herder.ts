@@ -157,9 +157,17 @@ export class DistributedHerder implements Herder {
       // Optional: tests give the herder a stand-in worker without metrics.
       ...(o.worker.metrics ? { metrics: o.worker.metrics.rebalance } : {}),
     });
+    const stores = o.worker.offsetStores;
     this.offsets = {
       plugins: o.plugins,
       offsetStore: o.offsetStore,
+      // A source's own offsets.storage.topic (tests' stand-in workers have none).
+      ...(stores
+        ? {
+            withSourceStore: (name, config, use) =>
+              stores.withStore(`connector ${name}`, o.worker.configProviders.resolve(config), use),
+          }
+        : {}),
       admin: (): Admin => o.worker.adminClient(),
       cluster: () => o.worker.clusterClient(),
       providers: o.worker.configProviders,
@@ -331,7 +339,10 @@ export class DistributedHerder implements Herder {
   }
 
   private get workerValidation() {
-    return { exactlyOnceSource: this.o.worker.exactlyOnce === 'enabled' };
+    return {
+      exactlyOnceSource: this.o.worker.exactlyOnce === 'enabled',
+      connectorOffsetsTopics: true,
+    };
   }
 
   healthCheck(): Promise<void> {

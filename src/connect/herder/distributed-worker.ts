@@ -24,6 +24,7 @@ import { startRestServer } from '../rest/rest-server.ts';
 import { createKafka } from '../runtime/kafka-clients.ts';
 import { loadPlugins, type PluginRegistry } from '../runtime/plugins.ts';
 import { Worker } from '../runtime/worker.ts';
+import { ConnectorOffsetTopics } from '../storage/connector-offset-topics.ts';
 import { KafkaConfigBackingStore } from '../storage/kafka-config-backing-store.ts';
 import { KafkaOffsetBackingStore } from '../storage/kafka-offset-backing-store.ts';
 import { KafkaStatusBackingStore } from '../storage/kafka-status-backing-store.ts';
@@ -146,12 +147,23 @@ export async function startDistributedWorker(
     await status.start();
     cleanups.push(() => status.stop());
 
+    // Source connectors' own offsets topics, made like the worker's offsets topic.
+    const connectorOffsetTopics = new ConnectorOffsetTopics({
+      client,
+      producer,
+      partitions: config['offset.storage.partitions'] as number,
+      replicationFactor: config['offset.storage.replication.factor'] as number,
+      logger: storeLogger,
+    });
+    cleanups.push(() => connectorOffsetTopics.stop());
+
     let herder: DistributedHerder | undefined;
     const worker = new Worker({
       workerId: 'unbound',
       config,
       plugins,
       offsetStore,
+      connectorOffsetTopics,
       // The herder's reporter, created below; the worker reports nothing before it exists.
       status: {
         connectorState: (c, s, t) => herder?.statusListener.connectorState(c, s, t),

@@ -24,7 +24,11 @@
  *                                     deadletterqueue-produce-requests/-failures,
  *                                     last-error-timestamp
  *
- * plus the plugins' own metrics (plugin-metrics.ts), a few process gauges, and what
+ * plus each sink task's consumer lag per topic partition under the JMX exporter's name
+ * of Kafka's consumer-fetch-manager-metrics records-lag,
+ * `kafka_consumer_consumer_fetch_manager_metrics_records_lag` (consumer-lag.ts: the
+ * one value that needs a broker round trip, made when scraped), the plugins' own
+ * metrics (plugin-metrics.ts), a few process gauges, and what
  * `addSource` adds (the embedded broker's registry, whose text the CLI fetches from
  * the broker thread on each scrape).
  *
@@ -38,6 +42,7 @@ import { type Clock, systemClock } from '../../util/clock.ts';
 import { PROCESS_GAUGES } from '../../util/process-gauges.ts';
 import type { ConnectorState, ConnectorTaskId } from '../herder/herder.ts';
 import type { StatusListener } from '../runtime/status-listener.ts';
+import { REFRESH_TIMEOUT_MS } from './consumer-lag.ts';
 import { type Labels, LazyMetric, type MetricType, type Sample } from './lazy-metric.ts';
 import { PluginMetricFamilies, type TaskPluginMetrics } from './plugin-metrics.ts';
 import {
@@ -357,6 +362,7 @@ export class ConnectMetrics {
     this.registerWorkerMetrics();
     this.registerRebalanceMetrics();
     this.registerTaskMetrics();
+    this.registerConsumerLag();
     if (options.processMetrics !== false) registerProcessMetrics(this.registry);
   }
 
@@ -414,6 +420,7 @@ export class ConnectMetrics {
 
   /** The whole exposition: this registry, then each source (one that fails is left out). */
   async scrape(): Promise<string> {
+    await this.refreshConsumerLag();
     const parts = [await this.registry.metrics()];
     const extra = await Promise.all(this.sources.map((s) => s().catch(() => '')));
     for (const text of extra)
@@ -569,6 +576,51 @@ export class ConnectMetrics {
     );
   }
 
+  /** Sink tasks' end offsets, asked of the broker for this scrape (consumer-lag.ts). */
+  private async refreshConsumerLag(): Promise<void> {
+    const pending: Promise<void>[] = [];
+    for (const t of this.tasks.values()) {
+      const lag = t.sink?.lag;
+      if (lag != null) pending.push(lag.refresh());
+    }
+    if (pending.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, REFRESH_TIMEOUT_MS);
+    });
+    await Promise.race([Promise.all(pending), timeout]);
+    clearTimeout(timer);
+  }
+
+  private registerConsumerLag(): void {
+    LazyMetric.register(
+      this.registry,
+      {
+        name: RECORDS_LAG,
+        type: 'gauge',
+        help: "Records between a sink task's position and the end of the partition (read when scraped).",
+      },
+      () => {
+        const out: Sample[] = [];
+        for (const t of this.tasks.values()) {
+          const lag = t.sink?.lag;
+          if (lag == null) continue;
+          for (const p of lag.samples())
+            out.push({
+              labels: {
+                ...t.labels,
+                client_id: lag.clientId,
+                topic: p.topic,
+                partition: p.partition,
+              },
+              value: p.lag,
+            });
+        }
+        return out;
+      },
+    );
+  }
+
   private registerTaskMetrics(): void {
     this.family(
       'connector-task-metrics',
@@ -593,6 +645,9 @@ export class ConnectMetrics {
     }
   }
 }
+
+/** The JMX exporter's name of Kafka's consumer-fetch-manager-metrics records-lag. */
+export const RECORDS_LAG = 'kafka_consumer_consumer_fetch_manager_metrics_records_lag';
 
 function taskKey(id: ConnectorTaskId): string {
   return `${id.connector}\u0000${id.task}`;

@@ -1,12 +1,7 @@
 /**
- * Metrics a connector task registers for itself, in the spirit of Kafka 4.0's
- * KIP-877 (PluginMetrics): a task gets a handle from its context, adds counters and
- * gauges under names of its own choosing (Debezium's `debezium_metrics_*`, the Parquet
- * sink's files written), and the runtime labels every series with `connector` and
- * `task`, serves them on the worker's /metrics, and removes them when the task stops.
- *
- * `PluginMetrics` is what a plugin sees: it is meant to live in src/connect/api (plugins
- * import nothing else) and has no runtime dependency for that reason.
+ * The runtime side of PluginMetrics (src/connect/api/plugin-metrics.ts, what a plugin
+ * sees): every plugin metric family of one worker, and one handle per task whose
+ * series carry the task's `connector` and `task` labels and go when the task stops.
  *
  * Families: a name is one family across all tasks of the worker: the first
  * registration fixes its type, help and label names; a later registration with
@@ -15,45 +10,36 @@
  * are refused too, as are the labels the runtime sets.
  *
  * Cost: `inc` and `set` write a number field; nothing is hashed or looked up. A
- * gauge given a `read` function is read at scrape time only.
+ * series given a `read` function is read at scrape time only.
  */
 
 import type { Registry } from 'prom-client';
+import type {
+  PluginCounter,
+  PluginGauge,
+  PluginMetricOptions,
+  PluginMetrics,
+} from '../api/plugin-metrics.ts';
 import { LABEL_NAME, type Labels, LazyMetric, METRIC_NAME, type Sample } from './lazy-metric.ts';
 
-export interface PluginCounter {
-  /** Add `by` (default 1; must not be negative). */
-  inc(by?: number): void;
-}
-
-export interface PluginGauge {
-  set(value: number): void;
-}
-
-export interface PluginMetricOptions {
-  /** Prometheus name, e.g. `debezium_metrics_total_number_of_events_seen`. */
-  name: string;
-  help: string;
-  /** Extra labels of this series (`connector` and `task` are added by the runtime). */
-  labels?: Readonly<Record<string, string>>;
-}
-
-export interface PluginMetrics {
-  counter(options: PluginMetricOptions): PluginCounter;
-  gauge(options: PluginMetricOptions): PluginGauge;
-  /** A gauge whose value is read when metrics are scraped (keep `read` cheap). */
-  gaugeOf(options: PluginMetricOptions, read: () => number): void;
-}
+export type { PluginCounter, PluginGauge, PluginMetricOptions, PluginMetrics };
 
 /** Labels the runtime sets on every plugin series. */
 const RUNTIME_LABELS = new Set(['connector', 'task']);
 const RESERVED_PREFIX = 'kafka_connect_';
+
+/** An info series' label, whose value is read at scrape time. */
+interface InfoLabel {
+  name: string;
+  read: () => string | null;
+}
 
 class Series {
   value = 0;
   constructor(
     readonly labels: Labels,
     readonly read: (() => number) | null,
+    readonly info: InfoLabel | null = null,
   ) {}
 }
 
@@ -80,6 +66,7 @@ export class PluginMetricFamilies {
     options: PluginMetricOptions,
     base: Labels,
     read: (() => number) | null,
+    info: InfoLabel | null = null,
   ): Series {
     const { name, help } = options;
     if (!METRIC_NAME.test(name)) throw new Error(`invalid metric name ${JSON.stringify(name)}`);
@@ -92,7 +79,15 @@ export class PluginMetricFamilies {
       if (RUNTIME_LABELS.has(key))
         throw new Error(`metric ${name}: label ${key} is set by the runtime`);
     }
-    const labelNames = Object.keys(extra).sort().join(',');
+    const names = Object.keys(extra);
+    if (info !== null) {
+      if (!LABEL_NAME.test(info.name) || info.name.startsWith('__') || names.includes(info.name))
+        throw new Error(`metric ${name}: invalid info label ${JSON.stringify(info.name)}`);
+      if (RUNTIME_LABELS.has(info.name))
+        throw new Error(`metric ${name}: label ${info.name} is set by the runtime`);
+      names.push(info.name);
+    }
+    const labelNames = names.sort().join(',');
     let family = this.families.get(name);
     if (family === undefined) {
       if (this.registry.getSingleMetric(name) !== undefined)
@@ -106,7 +101,7 @@ export class PluginMetricFamilies {
         `metric ${name} is a ${family.type} with labels [${family.labelNames}]; cannot add a ${type} with labels [${labelNames}]`,
       );
     }
-    const series = new Series({ ...base, ...extra }, read);
+    const series = new Series({ ...base, ...extra }, read, info);
     family.series.add(series);
     return series;
   }
@@ -118,6 +113,16 @@ export class PluginMetricFamilies {
 
 function* collect(family: Family): Generator<Sample> {
   for (const s of family.series) {
+    if (s.info !== null) {
+      let text: string | null;
+      try {
+        text = s.info.read();
+      } catch {
+        continue;
+      }
+      if (text !== null) yield { labels: { ...s.labels, [s.info.name]: text }, value: 1 };
+      continue;
+    }
     let value = s.value;
     if (s.read !== null) {
       try {
@@ -158,8 +163,16 @@ export class TaskPluginMetrics implements PluginMetrics {
     };
   }
 
+  counterOf(options: PluginMetricOptions, read: () => number): void {
+    this.add('counter', options, read);
+  }
+
   gaugeOf(options: PluginMetricOptions, read: () => number): void {
     this.add('gauge', options, read);
+  }
+
+  infoOf(options: PluginMetricOptions, label: string, read: () => string | null): void {
+    this.add('gauge', options, null, { name: label, read });
   }
 
   /** Removes every series of the task (the worker calls it when the task stops). */
@@ -173,8 +186,9 @@ export class TaskPluginMetrics implements PluginMetrics {
     type: 'counter' | 'gauge',
     options: PluginMetricOptions,
     read: (() => number) | null,
+    info: InfoLabel | null = null,
   ) {
-    const series = this.families.add(type, options, this.base, read);
+    const series = this.families.add(type, options, this.base, read, info);
     // A task that registers after it was stopped gets a working handle that shows nothing.
     if (this.closed) this.families.remove(options.name, series);
     else this.owned.push({ name: options.name, series });

@@ -15,6 +15,7 @@
  */
 import type { Clock } from '../../util/clock.ts';
 import type { ConnectorState } from '../herder/herder.ts';
+import type { ConsumerLag } from './consumer-lag.ts';
 import { WindowedRate, WindowedStat } from './windowed-stat.ts';
 
 /** connector-task-metrics: status, time running or paused, batch sizes, offset commits. */
@@ -115,6 +116,8 @@ export class SinkTaskMetrics {
   readonly commitCompletionRate: WindowedRate;
   readonly commitSkipRate: WindowedRate;
   view: SinkTaskView | null = null;
+  /** Records lag per partition, refreshed when scraped (set by a runner that can ask end offsets). */
+  lag: ConsumerLag | null = null;
 
   constructor(
     readonly task: ConnectorTaskMetrics,

@@ -55,6 +55,8 @@ import { unknownConnectorKeys } from './unknown-connector-keys.ts';
 export interface WorkerValidation {
   /** exactly.once.source.support=enabled on this (distributed) worker. */
   readonly exactlyOnceSource: boolean;
+  /** Source connectors may have their own offsets topic (distributed mode). */
+  readonly connectorOffsetsTopics?: boolean;
 }
 
 const NO_EXACTLY_ONCE: WorkerValidation = { exactlyOnceSource: false };
@@ -345,7 +347,12 @@ function checkExactlyOnce(
   if (!parsed('exactly.once.support') || !parsed('transaction.boundary')) return;
   const config: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') config[k] = v;
-  const errors = exactlyOnceValidationErrors(connector, config, worker.exactlyOnceSource);
+  const errors = exactlyOnceValidationErrors(
+    connector,
+    config,
+    worker.exactlyOnceSource,
+    worker.connectorOffsetsTopics ?? false,
+  );
   for (const [key, messages] of errors) values.get(key)?.errors.push(...messages);
 }
 

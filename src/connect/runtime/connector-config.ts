@@ -296,15 +296,11 @@ export const sourceOnlyDefs: readonly AnyConfigDef[] = [
     name: 'offsets.storage.topic',
     type: 'string',
     default: null,
-    // Accepted and ignored before: a connector's offsets went to the worker's topic
-    // while its user looked for them in the one named here.
-    validator: (v) =>
-      v === null || v.trim() === ''
-        ? undefined
-        : "not supported: a connector's own offsets topic; every connector's offsets are kept in the worker's offset.storage.topic (remove this key)",
+    // Kafka's NonEmptyString. Standalone mode refuses the key (exactly-once.ts).
+    validator: (v) => (v === '' ? 'String must be non-empty' : undefined),
     importance: 'low',
     group: OFFSETS_TOPIC_GROUP,
-    doc: "Kafka's per-connector offsets topic: not supported here (refused when set); offsets live in the worker's offset.storage.topic.",
+    doc: "The name of a separate offsets topic to use for this connector. If empty or not specified, the worker's global offsets topic name will be used. If specified, the offsets topic is created if it does not already exist, like the worker's (offset.storage.partitions, offset.storage.replication.factor, compacted); offsets are committed to it (in the task's transactions under exactly-once) and copied to the worker's topic, which reads fall back to. Distributed mode only: refused in standalone mode.",
   }),
 ];
 

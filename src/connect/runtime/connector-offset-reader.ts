@@ -1,7 +1,9 @@
 /**
  * The OffsetStorageReader handed to source connectors and tasks: reads one connector's
- * committed source offsets from the worker's OffsetBackingStore (offset-keys.ts gives
- * the key layout). Safe to call at any time; it sees every completed offset flush.
+ * committed source offsets from its offset store (offset-keys.ts gives the key
+ * layout): the worker's, or its own offsets.storage.topic over the worker's
+ * (connector-offset-stores.ts). Safe to call at any time; it sees every completed
+ * offset flush.
  */
 import type { SourceOffset, SourcePartition } from '../api/connect-record.ts';
 import type { OffsetStorageReader } from '../api/offset-storage-reader.ts';

@@ -16,7 +16,15 @@
  *
  * Connector keys: `exactly.once.support` (requested | required) and
  * `transaction.boundary` (poll | interval | connector) with
- * `transaction.boundary.interval.ms`; validation adds Kafka's messages.
+ * `transaction.boundary.interval.ms`; validation adds Kafka's messages. A connector's
+ * own offsets topic (`offsets.storage.topic`, connector-offset-stores.ts) is refused in
+ * standalone mode.
+ *
+ * Status and logs (taskDeliveryNotice): every source task's start logs which delivery
+ * it runs (an exactly-once task its transactional id, once registered) and, at WARN,
+ * why a connector that asked for exactly-once runs without it; with `required` the
+ * reason is also the trace of its RUNNING status. Kafka's status body has no field
+ * for the mode, and none is added.
  */
 
 import { ClusterClient } from '../../protocol/client/cluster-client.ts';
@@ -40,6 +48,13 @@ export function standaloneExactlyOnceError(
   if (exactlyOnceMode(worker) === 'disabled') return null;
   return `Kafka Connect in standalone mode does not support exactly-once source connectors; run \`connect worker\` (distributed mode, where one worker is a cluster of one) for exactly-once sources`;
 }
+
+/**
+ * Standalone mode and a connector's own offsets topic: Kafka ignores the key there
+ * (its standalone worker keeps offsets in a file); this worker refuses it by name.
+ */
+export const standaloneOffsetsTopicError =
+  "not supported in standalone mode: a connector's own offsets topic; standalone mode keeps every connector's offsets in offset.storage.file.filename (remove this key, or run `connect worker`)";
 
 /** Kafka Connect's transactional id of a source task (Worker.taskTransactionalId). */
 export function taskTransactionalId(groupId: string, id: ConnectorTaskId): string {
@@ -69,6 +84,7 @@ export function exactlyOnceValidationErrors(
   connector: SourceConnector,
   raw: ConnectorConfig,
   workerEnabled: boolean,
+  connectorOffsetsTopics = true,
 ): Map<string, string[]> {
   const errors = new Map<string, string[]>();
   const add = (key: string, message: string) => {
@@ -76,6 +92,9 @@ export function exactlyOnceValidationErrors(
     list.push(message);
     errors.set(key, list);
   };
+  const ownTopic = raw['offsets.storage.topic'];
+  if (!connectorOffsetsTopics && ownTopic !== undefined && ownTopic !== '')
+    add('offsets.storage.topic', standaloneOffsetsTopicError);
   const support = (raw['exactly.once.support'] ?? 'requested').trim().toLowerCase();
   if (support === 'required') {
     if (!workerEnabled)
@@ -103,6 +122,66 @@ export function exactlyOnceValidationErrors(
       );
   }
   return errors;
+}
+
+/**
+ * What a source task's start says about its delivery (besides the INFO line an
+ * exactly-once task logs once its transactional producer registered): at-least-once
+ * always says why; a warning when the connector asked for exactly-once and does not
+ * get it, or gets it without declaring support. `trace`: the task's RUNNING status
+ * carries it (task-trouble.ts), when the connector *required* exactly-once: a status
+ * reader sees why, in Kafka's status body as it is.
+ */
+export interface TaskDeliveryNotice {
+  level: 'info' | 'warn';
+  message: string;
+  trace?: string;
+}
+
+export function taskDeliveryNotice(
+  task: string,
+  mode: ExactlyOnceMode,
+  connector: SourceConnector,
+  config: ConnectorConfig,
+): TaskDeliveryNotice | null {
+  const support = (config['exactly.once.support'] ?? '').trim().toLowerCase();
+  if (mode === 'enabled') {
+    // `required` passed validation with SUPPORTED; `requested` is not asked (as in Kafka).
+    if (support === 'required') return null;
+    const answer = guarded(() => connector.exactlyOnceSupport?.(config) ?? null);
+    if (answer === 'SUPPORTED') return null;
+    const said =
+      answer instanceof Error
+        ? `its exactlyOnceSupport() failed: ${answer.message}`
+        : answer === null
+          ? 'it does not implement exactlyOnceSupport()'
+          : 'it answers UNSUPPORTED for this configuration';
+    return {
+      level: 'warn',
+      message: `Task ${task} runs exactly-once, but its connector does not declare exactly-once support (${said}): its records and offsets are committed together, yet the connector may not resume exactly where it left off`,
+    };
+  }
+  const why = mode === 'preparing' ? 'preparing, a rolling-upgrade step' : mode;
+  // Kafka accepts these without exactly-once and they do nothing then: say so.
+  const given = [
+    'exactly.once.support',
+    'transaction.boundary',
+    'transaction.boundary.interval.ms',
+  ].filter((k) => config[k] !== undefined);
+  if (given.length === 0)
+    return {
+      level: 'info',
+      message: `Task ${task} runs at-least-once (exactly.once.source.support=${mode} on this worker)`,
+    };
+  return {
+    level: 'warn',
+    message: `Task ${task} runs at-least-once: ${given.join(' and ')} take effect only with exactly.once.source.support=enabled on the worker (it is ${why})`,
+    ...(support === 'required'
+      ? {
+          trace: `exactly.once.support=required, but this task runs at-least-once: its worker has exactly.once.source.support=${why}`,
+        }
+      : {}),
+  };
 }
 
 function guarded<T>(call: () => T): T | Error {

@@ -61,11 +61,13 @@ import type {
 import { topicPartitionKey } from '../api/connect-record.ts';
 import type { Converter, SchemaAndValue } from '../api/converter.ts';
 import { errorKind } from '../api/errors.ts';
+import { noopPluginMetrics } from '../api/plugin-metrics.ts';
 import type { SinkTask, SinkTaskContext } from '../api/sink-task.ts';
 import type { ConsumedMessage } from '../errors/processing-context.ts';
 import { skipped } from '../errors/retry-with-tolerance-operator.ts';
 import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
 import type { TaskMetrics } from '../metrics/connect-metrics.ts';
+import { ConsumerLag, type EndOffsets } from '../metrics/consumer-lag.ts';
 import type { SinkTaskMetrics } from '../metrics/task-metrics.ts';
 import { closeRecordConverters } from './record-converters.ts';
 import { SerialExecutor } from './serial-executor.ts';
@@ -93,6 +95,13 @@ export interface WorkerSinkTaskOptions extends TaskRunnerOptions<SinkTask> {
   onClosed?: () => Promise<void>;
   /** sink-task-metrics and the task's error metrics (connect-metrics.ts). */
   metrics?: TaskMetrics;
+  /**
+   * End offsets of topic partitions, for the consumer lag metric (asked only when
+   * metrics are scraped); without it the task shows no lag.
+   */
+  endOffsets?: EndOffsets;
+  /** The consumer's client.id, the lag metric's client_id label. */
+  consumerClientId?: string;
 }
 
 export class WorkerSinkTask {
@@ -147,6 +156,13 @@ export class WorkerSinkTask {
         partitionCount: () => this.assignment.size,
         activeRecords: () => this.activeRecords(),
       };
+      if (o.endOffsets !== undefined)
+        this.sinkMetrics.lag = new ConsumerLag(
+          o.consumerClientId ?? `connector-consumer-${o.id.connector}-${o.id.task}`,
+          o.endOffsets,
+          () => this.currentOffsets.values(),
+          o.clock,
+        );
     }
   }
 
@@ -199,6 +215,7 @@ export class WorkerSinkTask {
       reportTrouble(detail) {
         self.trouble.report(detail);
       },
+      pluginMetrics: () => self.o.metrics?.plugin ?? noopPluginMetrics,
     };
     if (this.o.operator.toleratesAll) {
       return {

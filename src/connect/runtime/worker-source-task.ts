@@ -36,10 +36,10 @@
  * assigned. Records go out inside a transaction, and where source-transactions.ts
  * puts a boundary, the rest of the polled records are handed to the producer, the
  * offsets of every record of the transaction are sent after them to the offsets topic
- * by the same producer (without waiting for the records' acknowledgements: as in
- * Kafka, the commit succeeds only if every send of the transaction did), and the
- * transaction commits: records and the offsets covering them become visible together
- * or not at all. No
+ * (the connector's own offsets.storage.topic, else the worker's) by the same producer
+ * (without waiting for the records' acknowledgements: as in Kafka, the commit
+ * succeeds only if every send of the transaction did), and the transaction commits:
+ * records and the offsets covering them become visible together or not at all. No
  * periodic offset commit runs; commitRecord and task.commit() follow each commit. A
  * failed send or commit fails the task (whatever errors.tolerance says, as in Kafka:
  * tolerance covers conversion and transforms); its open transaction is aborted.
@@ -54,6 +54,7 @@ import type { RecordHeader } from '../../protocol/record-batch.ts';
 import type { SourceRecord } from '../api/connect-record.ts';
 import { ConnectException, errorKind } from '../api/errors.ts';
 import type { OffsetStorageReader } from '../api/offset-storage-reader.ts';
+import { noopPluginMetrics } from '../api/plugin-metrics.ts';
 import type {
   RecordMetadata,
   SourceTask,
@@ -97,6 +98,13 @@ export interface WorkerSourceTaskOptions extends TaskRunnerOptions<SourceTask> {
   exactlyOnce?: ExactlyOnceSetup;
   /** source-task-metrics and friends (GET /metrics). */
   metrics?: TaskMetrics;
+  /** After the producer closed: gives the offset store lease back (connector-offset-stores.ts). */
+  onClosed?: () => Promise<void>;
+  /**
+   * Shown as the trace of the task's RUNNING status from the start: its connector
+   * required exactly-once and the task runs without it (exactly-once.ts says why).
+   */
+  deliveryTrouble?: string;
 }
 
 export interface ExactlyOnceSetup {
@@ -104,8 +112,16 @@ export interface ExactlyOnceSetup {
   producer: TransactionalSourceProducer;
   transactionalId: string;
   boundaries: TransactionBoundaries;
-  /** Where the offsets go, in the transactions (the worker's offset.storage.topic). */
+  /**
+   * Where the offsets go, in the transactions: the connector's offsets.storage.topic,
+   * else the worker's offset.storage.topic.
+   */
   offsetsTopic: string;
+  /**
+   * With a connector offsets topic, after each commit: the committed offsets copied to
+   * the worker's topic, the fallback of reads (connector-offset-backing-store.ts).
+   */
+  copyOffsetsToWorker?(entries: ReadonlyMap<string, string>): void;
   /** Zombie fencing of the connector's earlier task generations, before the producer registers. */
   beforeProducerInit(): Promise<void>;
   /** Throws when this task's generation is not current or it is no longer assigned here. */
@@ -157,6 +173,7 @@ export class WorkerSourceTask {
     // Every state this runner reports goes through the task's trouble, so a RUNNING
     // carries the detail the task reported (task-trouble.ts).
     this.trouble = new TaskTrouble(o.id, o.status);
+    if (o.deliveryTrouble !== undefined) this.trouble.report(o.deliveryTrouble);
     this.o = { ...o, status: this.trouble.listener };
     this.transactionContext = o.exactlyOnce?.boundaries.context() ?? null;
     this.m = o.metrics?.source ?? null;
@@ -171,8 +188,10 @@ export class WorkerSourceTask {
       taskId: o.id.task,
       offsetStorageReader: o.offsetReader,
       clock: o.clock,
-      reportTrouble: (detail) => this.trouble.report(detail),
+      // A task clearing its trouble leaves the delivery one standing.
+      reportTrouble: (detail) => this.trouble.report(detail || (o.deliveryTrouble ?? null)),
       transactionContext: this.transactionContext,
+      pluginMetrics: () => o.metrics?.plugin ?? noopPluginMetrics,
       topicCreationOverride: (topic, configs) => {
         // Without topic creation the runtime creates no topic to apply it to.
         if (o.topicCreation === null || o.topicCreation.override(topic, configs)) return;
@@ -567,15 +586,18 @@ export class WorkerSourceTask {
     }
     this.inTransaction ||= this.begin();
     const started = o.clock.now();
+    const committed = eo.copyOffsetsToWorker !== undefined ? new Map<string, string>() : null;
     try {
       if (offsets.size > 0) {
         const records: ProducedRecord[] = [];
         for (const [key, { offset }] of offsets) {
+          const value = offsetValue(offset);
+          committed?.set(key, value);
           records.push({
             topic: eo.offsetsTopic,
             partition: null,
             key: Buffer.from(key, 'utf8'),
-            value: Buffer.from(offsetValue(offset), 'utf8'),
+            value: Buffer.from(value, 'utf8'),
             timestamp: null,
             headers: NO_HEADERS,
           });
@@ -593,6 +615,8 @@ export class WorkerSourceTask {
     }
     this.m?.recordOffsetCommit(true, o.clock.now() - started);
     this.inTransaction = false;
+    // Only once committed: an aborted transaction's offsets must not reach the fallback.
+    if (committed !== null && committed.size > 0) eo.copyOffsetsToWorker?.(committed);
     // The acknowledgements of the committed records are processed in order first.
     await this.lastSettled;
     this.submitted.committableOffsets();
@@ -765,6 +789,9 @@ export class WorkerSourceTask {
         `${taskIdString(o.id)} ${this.submitted.unacknowledged} records were not acknowledged within ${o.offsetFlushTimeoutMs} ms; their offsets are not committed`,
       );
     }
+    // A periodic commit still in flight took its offsets before the last acknowledgements:
+    // joining it would leave those uncommitted, so the final commit follows it.
+    await this.committing?.catch(() => undefined);
     await this.commitOffsets();
   }
 
@@ -798,6 +825,11 @@ export class WorkerSourceTask {
     }
     this.o.transforms.close();
     closeRecordConverters(this.o.converters);
+    try {
+      await this.o.onClosed?.();
+    } catch (e) {
+      this.o.logger.warn({ err: e }, `${taskIdString(this.o.id)} offset store release failed`);
+    }
   }
 
   /** task.stop(), once, after its start settled; not at all if start was never called. */

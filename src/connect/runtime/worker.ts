@@ -40,14 +40,18 @@ import type { ErrorReporter } from '../errors/processing-context.ts';
 import { RetryWithToleranceOperator } from '../errors/retry-with-tolerance-operator.ts';
 import type { ConnectorTaskId, TargetState } from '../herder/herder.ts';
 import { ConnectMetrics, type TaskMetrics } from '../metrics/connect-metrics.ts';
+import { adminEndOffsets } from '../metrics/consumer-lag.ts';
+import type { ConnectorOffsetTopics } from '../storage/connector-offset-topics.ts';
 import type { OffsetBackingStore } from '../storage/offset-backing-store.ts';
 import { ConfigProviders } from './config-providers.ts';
 import { unlistedConnectorKeys } from './config-validation.ts';
 import { ConnectorOffsetReader } from './connector-offset-reader.ts';
+import { ConnectorOffsetStores, type OffsetStoreLease } from './connector-offset-stores.ts';
 import {
   type ExactlyOnceMode,
   exactlyOnceMode,
   fenceProducers,
+  taskDeliveryNotice,
   taskTransactionalId,
   transactionBoundaryOf,
   transactionIntervalMs,
@@ -90,6 +94,8 @@ export interface WorkerOptions {
   configProviders?: ConfigProviders;
   /** Where the worker's and its tasks' metrics go; by default a registry of its own. */
   metrics?: ConnectMetrics;
+  /** Source connectors' own offsets topics (distributed mode); absent: refused. */
+  connectorOffsetTopics?: ConnectorOffsetTopics;
 }
 
 type RunningTask = WorkerSourceTask | WorkerSinkTask;
@@ -153,6 +159,8 @@ export class Worker {
   readonly exactlyOnce: ExactlyOnceMode;
   /** This worker's metrics (GET /metrics serves them). */
   readonly metrics: ConnectMetrics;
+  /** Each source connector's offset store (its own offsets.storage.topic or the worker's). */
+  readonly offsetStores: ConnectorOffsetStores;
 
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId;
@@ -169,6 +177,12 @@ export class Worker {
     this.timers = o.timers ?? systemTimers;
     this.logger = o.logger ?? getLogger('connect.worker');
     this.kafka = o.kafka ?? createKafka(o.config, this.logger);
+    this.offsetStores = new ConnectorOffsetStores({
+      workerStore: o.offsetStore,
+      workerTopic: (o.config['offset.storage.topic'] as string | undefined) ?? null,
+      topics: o.connectorOffsetTopics ?? null,
+      logger: this.logger,
+    });
   }
 
   async start(): Promise<void> {
@@ -288,7 +302,10 @@ export class Worker {
       type: manifest.type,
       connector: manifest.createConnector(),
       config,
-      offsetReader: new ConnectorOffsetReader(name, this.o.offsetStore),
+      offsetReader: new ConnectorOffsetReader(
+        name,
+        this.offsetStores.onDemand(`connector ${name}`, config),
+      ),
       status: this.o.status,
       logger: this.logger,
       onReconfigure,
@@ -605,6 +622,7 @@ export class Worker {
       );
       const bootstrap = (worker['bootstrap.servers'] as string[] | undefined) ?? [];
       const clientId = `connector-producer-${id.connector}-${id.task}`;
+      const ownOffsetsTopic = this.offsetStores.ownTopic(connectorConfig);
       let producer: KafkaSourceProducer;
       let exactlyOnce: WorkerSourceTaskOptions['exactlyOnce'];
       if (this.exactlyOnce === 'enabled') {
@@ -629,20 +647,32 @@ export class Worker {
             transactionIntervalMs(connectorConfig, common.offsetFlushIntervalMs),
             this.clock.now(),
           ),
-          offsetsTopic: String(worker['offset.storage.topic'] ?? 'connect-offsets'),
+          offsetsTopic:
+            ownOffsetsTopic ?? String(worker['offset.storage.topic'] ?? 'connect-offsets'),
+          ...(ownOffsetsTopic !== null
+            ? { copyOffsetsToWorker: (entries) => offsets.store.copyToWorker(entries) }
+            : {}),
           beforeProducerInit: () => preflight.beforeProducerInit(),
           afterProducerInit: () => preflight.afterProducerInit(),
         };
       } else {
         producer = new KafkaSourceProducer(bootstrap, clientId, settings, this.logger);
-        // Kafka accepts these without exactly-once and they do nothing then: say so.
-        const given = ['transaction.boundary', 'transaction.boundary.interval.ms'].filter(
-          (k) => connectorConfig[k] !== undefined,
-        );
-        if (given.length > 0)
-          this.logger.warn(
-            `Task ${taskIdString(id)} runs at-least-once: ${given.join(' and ')} take effect only with exactly.once.source.support=enabled on the worker (it is ${this.exactlyOnce})`,
-          );
+      }
+      // Which delivery the task gets, and why not the one its connector asked for.
+      const notice = taskDeliveryNotice(
+        taskIdString(id),
+        this.exactlyOnce,
+        manifest.createConnector(),
+        connectorConfig,
+      );
+      if (notice !== null) this.logger[notice.level](notice.message);
+      // Held for the task's life: the runner releases it when it closes.
+      let offsets: OffsetStoreLease;
+      try {
+        offsets = await this.offsetStores.acquire(taskIdString(id), connectorConfig);
+      } catch (e) {
+        await producer.disconnect();
+        throw e;
       }
       return new WorkerSourceTask({
         ...common,
@@ -651,8 +681,10 @@ export class Worker {
         metrics,
         producer,
         ...(exactlyOnce !== undefined ? { exactlyOnce } : {}),
-        offsetReader: new ConnectorOffsetReader(id.connector, this.o.offsetStore),
-        offsetWriter: new OffsetStorageWriter(id.connector, this.o.offsetStore),
+        offsetReader: new ConnectorOffsetReader(id.connector, offsets.store),
+        offsetWriter: new OffsetStorageWriter(id.connector, offsets.store),
+        onClosed: () => offsets.release(),
+        ...(notice?.trace !== undefined ? { deliveryTrouble: notice.trace } : {}),
         topicCreation,
         admin: this.admin,
         offsetFlushTimeoutMs: (worker['offset.flush.timeout.ms'] as number | undefined) ?? 5000,
@@ -718,6 +750,7 @@ export class Worker {
       consumer,
       metrics,
       maxPollRecords: numberKey(consumerKeys, 'max.poll.records', 500),
+      endOffsets: adminEndOffsets(() => this.adminClient()),
       ...(onClosed ? { onClosed } : {}),
     });
   }

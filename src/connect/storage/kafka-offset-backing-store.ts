@@ -1,6 +1,6 @@
 /**
- * Source offsets in the compacted offset topic (offset.storage.topic), as Kafka
- * Connect keeps them: key `["<connector>",{source partition}]`, value the offset JSON,
+ * Source offsets in a compacted offsets topic (the worker's offset.storage.topic, or a
+ * source connector's own offsets.storage.topic), as Kafka Connect keeps them: key `["<connector>",{source partition}]`, value the offset JSON,
  * a null value deleting it. Records are partitioned by key with the producer's default
  * (murmur2) partitioner, so Kafka Connect and this runtime place keys alike.
  *
@@ -22,6 +22,8 @@ export interface KafkaOffsetStoreOptions {
   partitions: number;
   replicationFactor: number;
   logger: Logger;
+  /** The key that named the topic, for errors (default: the worker's offset.storage.topic). */
+  configKey?: string;
 }
 
 export class KafkaOffsetBackingStore implements OffsetBackingStore {
@@ -35,7 +37,7 @@ export class KafkaOffsetBackingStore implements OffsetBackingStore {
       this.options.client,
       {
         topic: this.options.topic,
-        configKey: 'offset.storage.topic',
+        configKey: this.options.configKey ?? 'offset.storage.topic',
         partitions: this.options.partitions,
         replicationFactor: this.options.replicationFactor,
       },

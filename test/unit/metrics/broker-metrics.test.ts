@@ -103,4 +103,26 @@ describe('BrokerMetrics', () => {
     f = parsePrometheusText(await metrics.text());
     expect(f.get('kafka_server_brokertopicmetrics_messagesin_total')?.samples).toEqual([]);
   });
+
+  it('time produce and fetch purgatory waits as RemoteTimeMs histograms and count the requests waiting', async () => {
+    const metrics = new BrokerMetrics({ processMetrics: false });
+    metrics.purgatoryEntered('Fetch');
+    metrics.purgatoryEntered('Fetch');
+    metrics.purgatoryLeft('Fetch');
+    metrics.recordRemoteTime('Fetch', 0); // answered at once
+    metrics.recordRemoteTime('Fetch', 480); // a long poll
+    metrics.recordRemoteTime('Produce', 3);
+    const f = parsePrometheusText(await metrics.text());
+    const size = 'kafka_server_delayedoperationpurgatory_purgatorysize';
+    expect(sampleOf(f, size, { delayedoperation: 'Fetch' })).toBe(1);
+    expect(sampleOf(f, size, { delayedoperation: 'Produce' })).toBe(0);
+    const name = 'kafka_network_requestmetrics_remotetimems';
+    expect(f.get(name)?.type).toBe('histogram');
+    const fetch = { request: 'Fetch' };
+    expect(sampleOf(f, name, fetch, `${name}_count`)).toBe(2);
+    expect(sampleOf(f, name, fetch, `${name}_sum`)).toBe(480);
+    expect(sampleOf(f, name, { ...fetch, le: '0.1' }, `${name}_bucket`)).toBe(1);
+    expect(sampleOf(f, name, { ...fetch, le: '500' }, `${name}_bucket`)).toBe(2);
+    expect(sampleOf(f, name, { request: 'Produce' }, `${name}_count`)).toBe(1);
+  });
 });

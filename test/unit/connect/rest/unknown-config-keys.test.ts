@@ -155,16 +155,21 @@ describe('validateConnectorConfig and unknown keys', () => {
     expect(configErrorMessages(infos)).toEqual([]);
   });
 
-  it("a source's offsets.storage.topic is refused by name rather than ignored", async () => {
+  it("a source's offsets.storage.topic is refused by name in standalone mode, accepted in distributed mode", async () => {
     const plugins = await testPlugins();
-    const infos = validateConnectorConfig(
-      plugins,
-      sourceConfig('src', { 'offsets.storage.topic': 'my-offsets' }),
-      alone,
-    );
-    expect(configErrorMessages(infos)).toEqual([
-      "Invalid value my-offsets for configuration offsets.storage.topic: not supported: a connector's own offsets topic; every connector's offsets are kept in the worker's offset.storage.topic (remove this key)",
+    const config = sourceConfig('src', { 'offsets.storage.topic': 'my-offsets' });
+    // The default worker is standalone's: Kafka ignores the key there, this worker refuses it.
+    expect(configErrorMessages(validateConnectorConfig(plugins, config, alone))).toEqual([
+      "not supported in standalone mode: a connector's own offsets topic; standalone mode keeps every connector's offsets in offset.storage.file.filename (remove this key, or run `connect worker`)",
     ]);
+    const distributed = { exactlyOnceSource: false, connectorOffsetsTopics: true };
+    expect(
+      configErrorMessages(validateConnectorConfig(plugins, config, alone, distributed)),
+    ).toEqual([]);
+    const empty = sourceConfig('src', { 'offsets.storage.topic': '' });
+    expect(
+      configErrorMessages(validateConnectorConfig(plugins, empty, alone, distributed)),
+    ).toEqual(['Invalid value  for configuration offsets.storage.topic: String must be non-empty']);
   });
 
   it('a key far from every defined key is accepted and listed for the start-up log', async () => {
