@@ -13,6 +13,11 @@
  * Batches must be offered in offset order, once each, from one answer.
  *
  * Under read_uncommitted the list is empty and only control batches are skipped.
+ *
+ * Cost: most answers carry no aborted transaction (none in the fetched range), and
+ * then a batch costs one attribute read, as under read_uncommitted: nothing is
+ * allocated per answer (`forAnswer` hands out one shared filter, which keeps no
+ * state then), and markers are not decoded, as no aborted transaction can end.
  */
 import type { Message } from '../codec.ts';
 import { ControlType } from '../control-record.ts';
@@ -28,6 +33,25 @@ import {
 } from '../record-batch.ts';
 
 export class AbortedTransactionFilter {
+  private static readonly keepAllCommitted = new AbortedTransactionFilter(true, null);
+  private static readonly keepAllUncommitted = new AbortedTransactionFilter(false, null);
+
+  /**
+   * The filter for one partition's answer: shared and stateless when the answer has
+   * no aborted transaction to drop (the common case), else a new one.
+   */
+  static forAnswer(
+    readCommitted: boolean,
+    abortedTransactions: readonly Message[] | null | undefined,
+  ): AbortedTransactionFilter {
+    if (readCommitted && abortedTransactions && abortedTransactions.length > 0) {
+      return new AbortedTransactionFilter(true, abortedTransactions);
+    }
+    return readCommitted
+      ? AbortedTransactionFilter.keepAllCommitted
+      : AbortedTransactionFilter.keepAllUncommitted;
+  }
+
   /** Aborted transactions not reached yet, by first offset descending (pop() is the next). */
   private readonly upcoming: Array<{ producerId: number; firstOffset: number }>;
   /** Producers inside an aborted transaction at the current batch. */
@@ -54,6 +78,8 @@ export class AbortedTransactionFilter {
     const attributes = buf.readInt16BE(pos + ATTRIBUTES);
     const control = (attributes & ATTR_CONTROL) !== 0;
     if (!this.readCommitted || (attributes & ATTR_TRANSACTIONAL) === 0) return !control;
+    // Nothing aborted ahead or open: every data batch is kept (the shared filters).
+    if (this.upcoming.length === 0 && this.abortedProducers.size === 0) return !control;
     const last = batchLastOffset(buf, pos);
     while (
       this.upcoming.length > 0 &&

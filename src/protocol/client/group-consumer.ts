@@ -798,7 +798,7 @@ export class GroupConsumer {
     const buf = p.records as Buffer | null;
     if (buf === null || buf.length === 0) return undefined;
     const from = s.position!;
-    const filter = new AbortedTransactionFilter(
+    const filter = AbortedTransactionFilter.forAnswer(
       this.o.readCommitted,
       p.abortedTransactions as Message[] | null,
     );

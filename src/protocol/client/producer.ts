@@ -23,8 +23,12 @@
  * init() again: a new epoch starts the sequences over).
  *
  * transactional-producer.ts extends this class through its protected hooks: where the
- * producer id comes from, the transactional id Produce carries, and a step before each
- * send's requests are written (AddPartitionsToTxn).
+ * producer id comes from, the transactional id Produce carries, and a gate each send's
+ * requests may have to wait for (AddPartitionsToTxn). A gated send still takes its
+ * sequence numbers in call order; its requests are written once the gate opens, and
+ * after every earlier send to one of its partitions has been written, so a
+ * partition's batches still reach the broker in sequence order, while sends to other
+ * partitions are written at once, past it.
  */
 
 import { type BufferLease, BufferPool } from '../../util/buffer-pool.ts';
@@ -105,6 +109,8 @@ interface Job {
   readonly records: readonly ProducerRecord[];
   readonly sentAt: number;
   readonly batches: PartitionBatch[];
+  /** Settles once the batches' requests are written; undefined: written before prepare returned. */
+  readonly written: Promise<void> | undefined;
 }
 
 const MAX_SEQUENCE = 0x7fffffff;
@@ -122,6 +128,11 @@ export class IdempotentProducer {
   private settled: Promise<unknown> = Promise.resolve();
   private failure: Error | undefined;
   private closed = false;
+  /**
+   * Gated sends not written yet, by partition (`topic\0partition`): a later send to
+   * the partition is written after them. Empty unless the subclass gates sends.
+   */
+  private readonly unwritten = new Map<string, Promise<void>>();
   /**
    * Batch buffers reused from send to send: without reuse every request's batch (up
    * to max.request.size) is garbage once answered, ~170 MB/s of ArrayBuffers at CDC
@@ -225,13 +236,16 @@ export class IdempotentProducer {
 
   /**
    * Called once per send, in send order, with the partitions it writes, before its
-   * Produce requests are written (not for resends). The transactional producer adds
-   * new partitions to its transaction here (AddPartitionsToTxn must precede the data).
+   * batches are encoded (not for resends). Undefined: the send's requests are written
+   * at once; a promise: they are written once it resolves, and the send fails with
+   * its rejection. A throw fails the send before it takes sequence numbers. The
+   * transactional producer adds new partitions to its transaction here
+   * (AddPartitionsToTxn must precede the data).
    */
   protected beforeDispatch(
     _partitions: ReadonlyArray<{ topic: string; partition: number }>,
-  ): Promise<void> {
-    return Promise.resolve();
+  ): Promise<void> | undefined {
+    return undefined;
   }
 
   /** The transactional id Produce requests carry and batches are marked for; null: none. */
@@ -300,7 +314,7 @@ export class IdempotentProducer {
       });
     }
     if (this.failure) throw this.failure;
-    await this.beforeDispatch(groups);
+    const gate = this.beforeDispatch(groups);
     const transactional = this.transactionalId !== null;
 
     const batches: PartitionBatch[] = [];
@@ -342,8 +356,43 @@ export class IdempotentProducer {
       });
     }
     this.inFlight++;
-    await this.dispatch(batches);
-    return { records, sentAt, batches };
+    const wait = this.writeAfter(gate, batches);
+    if (wait === undefined) {
+      await this.dispatch(batches);
+      return { records, sentAt, batches, written: undefined };
+    }
+    const written = wait.then(() => {
+      // Nothing is written for a producer that failed meanwhile: its sequences are off.
+      if (this.failure) throw this.failure;
+      return this.dispatch(batches);
+    });
+    for (const b of batches) this.unwritten.set(`${b.topic}\u0000${b.partition}`, written);
+    const forget = () => {
+      for (const b of batches) {
+        const tp = `${b.topic}\u0000${b.partition}`;
+        if (this.unwritten.get(tp) === written) this.unwritten.delete(tp);
+      }
+    };
+    written.then(forget, forget);
+    return { records, sentAt, batches, written };
+  }
+
+  /**
+   * What a send's requests wait for before they are written: its gate, and earlier
+   * gated sends to its partitions not written yet. Undefined: nothing (the common case).
+   */
+  private writeAfter(
+    gate: Promise<void> | undefined,
+    batches: readonly PartitionBatch[],
+  ): Promise<void> | undefined {
+    if (this.unwritten.size === 0) return gate;
+    const waits: Promise<void>[] = gate === undefined ? [] : [gate];
+    for (const b of batches) {
+      const earlier = this.unwritten.get(`${b.topic}\u0000${b.partition}`);
+      if (earlier !== undefined) waits.push(earlier);
+    }
+    if (waits.length <= 1) return waits[0];
+    return Promise.all(waits).then(() => undefined);
   }
 
   /** Writes the batches as one Produce request per leader; each batch gets its answer promise. */
@@ -393,6 +442,7 @@ export class IdempotentProducer {
   private async complete(job: Job, previous: Promise<unknown>): Promise<RecordAck[]> {
     const deadline = job.sentAt + this.o.deliveryTimeoutMs;
     try {
+      if (job.written !== undefined) await job.written;
       let pending = job.batches;
       let afterPrevious = false;
       for (;;) {

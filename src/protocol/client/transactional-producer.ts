@@ -13,6 +13,10 @@
  *   send(records)               AddPartitionsToTxn for partitions new to the transaction
  *                               (before their data is written), then Produce with the
  *                               transactional id and batches marked transactional.
+ *                               As in the Java producer, one AddPartitionsToTxn carries
+ *                               every new partition of the sends made meanwhile, one is
+ *                               in flight at a time, and sends to partitions already in
+ *                               the transaction are written without waiting for it.
  *   sendOffsetsToTransaction()  AddOffsetsToTxn (coordinator) -> TxnOffsetCommit (the
  *                               group's coordinator): offsets held until the commit.
  *   commitTransaction()         waits for every send, then EndTxn(commit); the broker's
@@ -80,6 +84,13 @@ export interface TransactionOffset {
   metadata?: string | null;
 }
 
+/** One AddPartitionsToTxn: the partitions it carries and the promise their sends wait on. */
+interface PendingAdd {
+  readonly topics: Map<string, number[]>;
+  readonly keys: string[];
+  done: Promise<void>;
+}
+
 type State = 'uninitialized' | 'ready' | 'in-transaction' | 'abortable' | 'fenced' | 'closed';
 
 /** AddPartitionsToTxn v4+ is broker-to-broker only. */
@@ -101,6 +112,12 @@ export class TransactionalProducer extends IdempotentProducer {
   private fencedBy: ProducerFencedError | undefined;
   private abortableCause: Error | undefined;
   private readonly partitionsInTxn = new Set<string>();
+  /** Partitions whose AddPartitionsToTxn is not answered yet, with that add's promise. */
+  private readonly partitionsBeingAdded = new Map<string, Promise<void>>();
+  /** The AddPartitionsToTxn gathering partitions until it goes out; undefined: none. */
+  private nextAdd: PendingAdd | undefined;
+  /** The last AddPartitionsToTxn of the transaction: the next goes out once it is answered. */
+  private lastAdd: Promise<void> = Promise.resolve();
   private readonly groupsInTxn = new Set<string>();
   private coordinator: Promise<BrokerConnection> | undefined;
   private readonly t: Required<
@@ -129,8 +146,7 @@ export class TransactionalProducer extends IdempotentProducer {
   override async init(): Promise<void> {
     this.refuseIf('fenced', 'closed');
     await super.init();
-    this.partitionsInTxn.clear();
-    this.groupsInTxn.clear();
+    this.clearTransaction();
     this.abortableCause = undefined;
     this.state = 'ready';
   }
@@ -185,7 +201,7 @@ export class TransactionalProducer extends IdempotentProducer {
   async commitTransaction(): Promise<void> {
     this.requireTransaction('commitTransaction');
     await this.flush();
-    const failure = this.sendFailure;
+    const failure = this.sendFailure ?? (await this.addsAnswered());
     if (failure) throw this.failed(failure);
     if (this.partitionsInTxn.size > 0 || this.groupsInTxn.size > 0) {
       try {
@@ -207,6 +223,7 @@ export class TransactionalProducer extends IdempotentProducer {
       throw new Error('no transaction is open to abort');
     }
     await this.flush();
+    await this.addsAnswered();
     if (this.state === 'abortable' || this.sendFailure !== undefined) {
       try {
         await this.init();
@@ -230,39 +247,85 @@ export class TransactionalProducer extends IdempotentProducer {
     super.close();
   }
 
-  /** AddPartitionsToTxn for the send's partitions that are new to the transaction. */
-  protected override async beforeDispatch(
+  /**
+   * The AddPartitionsToTxn a send must wait for, for its partitions new to the
+   * transaction; undefined when all of them are in it already.
+   */
+  protected override beforeDispatch(
     partitions: ReadonlyArray<{ topic: string; partition: number }>,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     this.requireTransaction('send');
-    const added = new Map<string, number[]>();
-    const keys: string[] = [];
+    let wait: Promise<void> | undefined;
     for (const { topic, partition } of partitions) {
       const key = `${topic}\u0000${partition}`;
       if (this.partitionsInTxn.has(key)) continue;
-      keys.push(key);
-      let list = added.get(topic);
-      if (list === undefined) {
-        list = [];
-        added.set(topic, list);
+      let adding = this.partitionsBeingAdded.get(key);
+      if (adding === undefined) {
+        const add = this.nextAdd ?? this.gatherAdd();
+        add.keys.push(key);
+        const list = add.topics.get(topic);
+        if (list === undefined) add.topics.set(topic, [partition]);
+        else list.push(partition);
+        adding = add.done;
+        this.partitionsBeingAdded.set(key, adding);
       }
-      list.push(partition);
+      // Adds are answered in order, so the one gathering covers the one in flight.
+      if (wait === undefined || adding === this.nextAdd?.done) wait = adding;
     }
-    if (keys.length === 0) return;
-    const { producerId, producerEpoch } = this.identity;
-    await this.coordinatorRequest(
-      ApiKey.AddPartitionsToTxn,
-      {
-        transactionalId: this.t.transactionalId,
-        producerId: BigInt(producerId),
-        producerEpoch,
-        topics: [...added].map(([name, ps]) => ({ name, partitions: ps })),
-      },
-      'AddPartitionsToTxn',
-      firstPartitionError,
-      ADD_PARTITIONS_MAX_CLIENT_VERSION,
+    return wait;
+  }
+
+  /**
+   * Opens the next AddPartitionsToTxn. It gathers partitions until this turn of the
+   * event loop is over (so the sends of one moment share it) and the previous add is
+   * answered, then goes out; a failed previous add fails it unsent.
+   */
+  private gatherAdd(): PendingAdd {
+    const previous = this.lastAdd;
+    const add: PendingAdd = { topics: new Map(), keys: [], done: Promise.resolve() };
+    const run = async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      try {
+        await previous;
+      } finally {
+        if (this.nextAdd === add) this.nextAdd = undefined;
+      }
+      this.requireTransaction('send');
+      const { producerId, producerEpoch } = this.identity;
+      await this.coordinatorRequest(
+        ApiKey.AddPartitionsToTxn,
+        {
+          transactionalId: this.t.transactionalId,
+          producerId: BigInt(producerId),
+          producerEpoch,
+          topics: [...add.topics].map(([name, ps]) => ({ name, partitions: ps })),
+        },
+        'AddPartitionsToTxn',
+        firstPartitionError,
+        ADD_PARTITIONS_MAX_CLIENT_VERSION,
+      );
+      for (const key of add.keys) this.partitionsInTxn.add(key);
+    };
+    add.done = run().finally(() => {
+      for (const key of add.keys) this.partitionsBeingAdded.delete(key);
+    });
+    // Its sends see a failure; this keeps one no send waits for from going unhandled.
+    add.done.catch(() => undefined);
+    this.nextAdd = add;
+    this.lastAdd = add.done;
+    return add;
+  }
+
+  /**
+   * Resolves once every AddPartitionsToTxn of the transaction is answered, with the
+   * failure of the last one, if any (sends have seen it already; this is for an add
+   * whose send failed before it could wait for it).
+   */
+  private addsAnswered(): Promise<Error | undefined> {
+    return this.lastAdd.then(
+      () => undefined,
+      (e: unknown) => e as Error,
     );
-    for (const key of keys) this.partitionsInTxn.add(key);
   }
 
   protected override async initProducerId(): Promise<{
@@ -442,9 +505,17 @@ export class TransactionalProducer extends IdempotentProducer {
   }
 
   private endedTransaction(): void {
-    this.partitionsInTxn.clear();
-    this.groupsInTxn.clear();
+    this.clearTransaction();
     this.state = 'ready';
+  }
+
+  /** Forgets the transaction's partitions and groups; every send and add of it has settled. */
+  private clearTransaction(): void {
+    this.partitionsInTxn.clear();
+    this.partitionsBeingAdded.clear();
+    this.nextAdd = undefined;
+    this.lastAdd = Promise.resolve();
+    this.groupsInTxn.clear();
   }
 
   private requireTransaction(operation: string): void {

@@ -3,8 +3,14 @@
  * by independent readers (kafkajs in both isolation levels, and the project's own
  * read_committed reader): commits are seen, aborts are not, offsets commit with the
  * transaction, and a second producer with the same transactional id fences the first.
+ * Also how it talks to the coordinator: the new partitions of concurrent sends go in
+ * one AddPartitionsToTxn, sends to partitions already added do not wait for a pending
+ * one, and InitProducerId is retried while the coordinator is busy or elsewhere.
+ * One broker serves the file; each test has its own topics and transactional id.
  */
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { ApiKey } from '../../../src/protocol/api-keys.ts';
+import { BrokerConnection } from '../../../src/protocol/client/broker-connection.ts';
 import { ClusterClient } from '../../../src/protocol/client/cluster-client.ts';
 import { GroupConsumer } from '../../../src/protocol/client/group-consumer.ts';
 import type { ProducerRecord } from '../../../src/protocol/client/producer.ts';
@@ -16,12 +22,19 @@ import {
   TransactionalProducer,
   type TransactionalProducerOptions,
 } from '../../../src/protocol/client/transactional-producer.ts';
+import type { Message } from '../../../src/protocol/codec.ts';
+import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { kafka } from '../../conformance/helpers/kafkajs.ts';
-import { useBroker } from '../../helpers/broker.ts';
+import { startTestBroker, type TestBroker } from '../../helpers/broker.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { readCommitted, readWithKafkajs } from './helpers/transaction-reader.ts';
 
 const config = { 'transaction.state.log.num.partitions': 3 };
+let b: TestBroker;
+beforeAll(async () => {
+  b = await startTestBroker({ config });
+});
+afterAll(() => b?.stop());
 
 async function createTopic(bootstrap: string, topic: string, numPartitions: number) {
   const admin = kafka(bootstrap).admin();
@@ -32,10 +45,11 @@ async function createTopic(bootstrap: string, topic: string, numPartitions: numb
 
 async function producer(
   bootstrap: string,
+  transactionalId: string,
   options: Partial<TransactionalProducerOptions> = {},
 ): Promise<TransactionalProducer> {
   const p = new TransactionalProducer(new ClusterClient(bootstrap, { clientId: 'txn-test' }), {
-    transactionalId: 'txn-a',
+    transactionalId,
     ...options,
   });
   onTestFinished(() => p.close());
@@ -101,9 +115,8 @@ async function consumeWithGroupConsumer(
 
 describe('transactional producer', () => {
   it('shows committed transactions to read_committed readers and hides aborted ones', async () => {
-    const b = await useBroker({ config });
     await createTopic(b.bootstrap, 'out', 2);
-    const p = await producer(b.bootstrap);
+    const p = await producer(b.bootstrap, 'txn-visibility');
 
     p.beginTransaction();
     await p.send(records('out', ['c1', 'c2']));
@@ -131,14 +144,13 @@ describe('transactional producer', () => {
   });
 
   it('commits consumer offsets with the transaction, and not with an abort', async () => {
-    const b = await useBroker({ config });
-    await createTopic(b.bootstrap, 'out', 2);
+    await createTopic(b.bootstrap, 'offsets-out', 2);
     await createTopic(b.bootstrap, 'in', 1);
-    const p = await producer(b.bootstrap, { maxBlockMs: 5000 });
+    const p = await producer(b.bootstrap, 'txn-offsets', { maxBlockMs: 5000 });
     const group = { groupId: 'copier' };
 
     p.beginTransaction();
-    await p.send(records('out', ['x']));
+    await p.send(records('offsets-out', ['x']));
     await p.sendOffsetsToTransaction([{ topic: 'in', partition: 0, offset: 42 }], group);
     await p.commitTransaction();
     p.beginTransaction();
@@ -153,15 +165,14 @@ describe('transactional producer', () => {
   });
 
   it('is fenced by a newer producer with the same transactional id', async () => {
-    const b = await useBroker({ config });
-    await createTopic(b.bootstrap, 'out', 2);
-    const zombie = await producer(b.bootstrap);
+    await createTopic(b.bootstrap, 'fenced-out', 2);
+    const zombie = await producer(b.bootstrap, 'txn-a');
     zombie.beginTransaction();
-    await zombie.send(records('out', ['zombie-1']));
+    await zombie.send(records('fenced-out', ['zombie-1']));
 
-    const successor = await producer(b.bootstrap);
+    const successor = await producer(b.bootstrap, 'txn-a');
 
-    await expect(zombie.send(records('out', ['zombie-2']))).rejects.toBeInstanceOf(
+    await expect(zombie.send(records('fenced-out', ['zombie-2']))).rejects.toBeInstanceOf(
       ProducerFencedError,
     );
     await expect(zombie.commitTransaction()).rejects.toThrow(
@@ -170,32 +181,166 @@ describe('transactional producer', () => {
     expect(() => zombie.beginTransaction()).toThrow(ProducerFencedError);
 
     successor.beginTransaction();
-    await successor.send(records('out', ['end']));
+    await successor.send(records('fenced-out', ['end']));
     await successor.commitTransaction();
-    const seen = await readCommitted(b.bootstrap, 'out', 2);
+    const seen = await readCommitted(b.bootstrap, 'fenced-out', 2);
     expect(seen.map((r) => r.value!.toString())).toEqual(['end']);
   });
 
   it('refuses to send outside a transaction, naming what to call', async () => {
-    const b = await useBroker({ config });
-    await createTopic(b.bootstrap, 'out', 2);
-    const p = await producer(b.bootstrap);
-    await expect(p.send(records('out', ['x']))).rejects.toThrow(/call beginTransaction\(\) first/);
+    await createTopic(b.bootstrap, 'outside-out', 2);
+    const p = await producer(b.bootstrap, 'txn-outside');
+    await expect(p.send(records('outside-out', ['x']))).rejects.toThrow(
+      /call beginTransaction\(\) first/,
+    );
   });
 
   it('after a failed send, only an abort is accepted, and the producer goes on', async () => {
-    const b = await useBroker({ config });
-    await createTopic(b.bootstrap, 'out', 2);
-    const p = await producer(b.bootstrap);
+    await createTopic(b.bootstrap, 'failed-out', 2);
+    const p = await producer(b.bootstrap, 'txn-failed');
     p.beginTransaction();
-    const bad: ProducerRecord[] = [{ ...records('out', ['x'])[0]!, partition: 7 }];
+    const bad: ProducerRecord[] = [{ ...records('failed-out', ['x'])[0]!, partition: 7 }];
     await expect(p.send(bad)).rejects.toBeInstanceOf(TransactionAbortableError);
     await expect(p.commitTransaction()).rejects.toBeInstanceOf(TransactionAbortableError);
     await p.abortTransaction();
     p.beginTransaction();
-    await p.send(records('out', ['end']));
+    await p.send(records('failed-out', ['end']));
     await p.commitTransaction();
-    const seen = await readCommitted(b.bootstrap, 'out', 2);
+    const seen = await readCommitted(b.bootstrap, 'failed-out', 2);
     expect(seen.map((r) => r.value!.toString())).toEqual(['end']);
+  });
+});
+
+/** One record for each given partition of `topic`, value `<prefix>-<partition>`. */
+const onePerPartition = (topic: string, partition: number, prefix: string): ProducerRecord[] => [
+  {
+    topic,
+    partition,
+    key: null,
+    value: Buffer.from(`${prefix}-${partition}`),
+    timestamp: null,
+    headers: [],
+  },
+];
+
+/**
+ * Watches the requests every BrokerConnection sends (what the broker is asked), and
+ * lets a test answer some of them itself or hold them back until it says so.
+ */
+function watchRequests(
+  intercept: (apiKey: number, send: () => Promise<Message>) => Promise<Message> | undefined = () =>
+    undefined,
+): Array<{ apiKey: number; body: Message }> {
+  const seen: Array<{ apiKey: number; body: Message }> = [];
+  const original = BrokerConnection.prototype.request;
+  const spy = vi.spyOn(BrokerConnection.prototype, 'request').mockImplementation(function (
+    this: BrokerConnection,
+    apiKey,
+    body,
+    opts,
+  ) {
+    const send = () => {
+      seen.push({ apiKey, body });
+      return original.call(this, apiKey, body, opts);
+    };
+    return intercept(apiKey, send) ?? send();
+  });
+  onTestFinished(() => spy.mockRestore());
+  return seen;
+}
+
+const addPartitionsRequests = (seen: ReadonlyArray<{ apiKey: number; body: Message }>) =>
+  seen
+    .filter((r) => r.apiKey === ApiKey.AddPartitionsToTxn)
+    .map((r) =>
+      (r.body.topics as Array<{ name: string; partitions: number[] }>).flatMap((t) =>
+        t.partitions.map((p) => `${t.name}-${p}`),
+      ),
+    );
+
+describe('transactional producer and its coordinator', () => {
+  it('adds the new partitions of concurrent sends in one AddPartitionsToTxn', async () => {
+    await createTopic(b.bootstrap, 'coalesced', 4);
+    const p = await producer(b.bootstrap, 'txn-coalesced');
+    const seen = watchRequests();
+
+    p.beginTransaction();
+    await Promise.all([0, 1, 2, 3].map((i) => p.send(onePerPartition('coalesced', i, 'first'))));
+    // Partitions already in the transaction are not added again.
+    await Promise.all([0, 1, 2, 3].map((i) => p.send(onePerPartition('coalesced', i, 'again'))));
+    await p.commitTransaction();
+
+    expect(addPartitionsRequests(seen)).toEqual([
+      ['coalesced-0', 'coalesced-1', 'coalesced-2', 'coalesced-3'],
+    ]);
+    const committed = await readCommitted(b.bootstrap, 'coalesced', 4);
+    expect(committed.map((r) => r.value!.toString()).sort()).toEqual(
+      [0, 1, 2, 3].flatMap((i) => [`again-${i}`, `first-${i}`]).sort(),
+    );
+  });
+
+  it('writes sends to partitions in the transaction while an AddPartitionsToTxn is pending', async () => {
+    await createTopic(b.bootstrap, 'unblocked', 2);
+    const p = await producer(b.bootstrap, 'txn-unblocked');
+    p.beginTransaction();
+    await p.send(onePerPartition('unblocked', 0, 'early'));
+
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const seen = watchRequests((apiKey, send) =>
+      apiKey === ApiKey.AddPartitionsToTxn ? held.then(send) : undefined,
+    );
+    // Partition 1 is new: its add is held back. Partition 0 is in the transaction.
+    const waiting = p.send(onePerPartition('unblocked', 1, 'new'));
+    const past = p.send(onePerPartition('unblocked', 0, 'past'));
+    const producedWhileHeld = await waitFor(
+      'a Produce while the add is held',
+      () => seen.find((r) => r.apiKey === ApiKey.Produce),
+      10_000,
+    );
+    expect(addPartitionsRequests(seen)).toEqual([]);
+    expect(producedWhileHeld.body.topicData).toMatchObject([
+      { name: 'unblocked', partitionData: [{ index: 0 }] },
+    ]);
+    release();
+    await Promise.all([waiting, past]);
+    await p.commitTransaction();
+
+    const committed = await readCommitted(b.bootstrap, 'unblocked', 2);
+    expect(committed.map((r) => r.value!.toString()).sort()).toEqual([
+      'early-0',
+      'new-1',
+      'past-0',
+    ]);
+  });
+
+  it.each([
+    ['CONCURRENT_TRANSACTIONS', ErrorCode.CONCURRENT_TRANSACTIONS],
+    ['COORDINATOR_LOAD_IN_PROGRESS', ErrorCode.COORDINATOR_LOAD_IN_PROGRESS],
+    ['NOT_COORDINATOR', ErrorCode.NOT_COORDINATOR],
+  ])('retries InitProducerId answered %s', async (name, code) => {
+    await createTopic(b.bootstrap, `init-${name}`, 1);
+    let refusals = 2;
+    const asked: number[] = [];
+    watchRequests((apiKey) => {
+      if (apiKey === ApiKey.InitProducerId) asked.push(refusals);
+      if (apiKey !== ApiKey.InitProducerId || refusals === 0) return undefined;
+      refusals--;
+      return Promise.resolve({
+        throttleTimeMs: 0,
+        errorCode: code,
+        producerId: -1n,
+        producerEpoch: -1,
+      });
+    });
+    const p = await producer(b.bootstrap, `txn-init-${name}`, { retryBackoffMs: 10 });
+
+    // Refused twice, then asked again and answered by the broker.
+    expect(asked).toEqual([2, 1, 0]);
+    p.beginTransaction();
+    await p.send(onePerPartition(`init-${name}`, 0, 'after-retry'));
+    await p.commitTransaction();
   });
 });

@@ -74,4 +74,20 @@ describe('aborted transaction filter', () => {
     const filter = new AbortedTransactionFilter(true, []);
     expect(kept(filter, buf, kinds)).toEqual(['data@0/1', 'data@2/2', 'plain@4/9', 'data@6/1']);
   });
+
+  it('answers without aborted transactions share one filter that keeps no state between them', () => {
+    const all = ['data@0/1', 'data@2/2', 'plain@4/9', 'data@6/1'];
+    const first = AbortedTransactionFilter.forAnswer(true, []);
+    expect(kept(first, buf, kinds)).toEqual(all);
+    // An answer with an aborted transaction gets a filter of its own...
+    const aborting = AbortedTransactionFilter.forAnswer(true, [
+      { producerId: 1n, firstOffset: 0n },
+    ]);
+    expect(aborting).not.toBe(first);
+    expect(kept(aborting, buf, kinds)).toEqual(['data@2/2', 'plain@4/9', 'data@6/1']);
+    // ...and the shared one is unchanged by it and by its own earlier use.
+    expect(AbortedTransactionFilter.forAnswer(true, null)).toBe(first);
+    expect(kept(AbortedTransactionFilter.forAnswer(true, []), buf, kinds)).toEqual(all);
+    expect(kept(AbortedTransactionFilter.forAnswer(false, undefined), buf, kinds)).toEqual(all);
+  });
 });
