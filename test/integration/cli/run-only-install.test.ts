@@ -20,7 +20,7 @@ describe('npm ci --omit=dev', () => {
     const app = join(dir, 'app');
     for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'])
       cpSync(join(repoRoot, f), join(app, f));
-    for (const d of ['bin', 'src', 'connectors', 'scripts', 'config'])
+    for (const d of ['bin', 'src', 'connectors', 'scripts', 'config', 'ui'])
       cpSync(join(repoRoot, d), join(app, d), {
         recursive: true,
         filter: (p) => !p.includes('/node_modules') && !p.includes('/test/'),

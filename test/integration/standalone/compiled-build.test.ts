@@ -20,7 +20,7 @@ function copyRepository(root: string): void {
   for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) {
     cpSync(join(repoRoot, f), join(root, f));
   }
-  for (const d of ['bin', 'scripts', 'src', 'connectors']) {
+  for (const d of ['bin', 'scripts', 'src', 'connectors', 'ui']) {
     cpSync(join(repoRoot, d), join(root, d), {
       recursive: true,
       filter: (path) => !path.includes('/node_modules'),
