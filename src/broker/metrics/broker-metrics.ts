@@ -24,6 +24,11 @@
  *   kafka_log_log_numlogsegments / _logstartoffset / _logendoffset
  *   kafka_coordinator_group_groupmetadatamanager_numgroups[state]  NumGroups, NumGroups<State>
  *   kafka_server_socket_server_metrics_connection_count{listener}
+ *   kafka_server_socket_server_metrics_failed_authentication_total{listener}
+ *                                                             failed-authentication-total: SASL
+ *                                                             attempts refused (the broker has
+ *                                                             no SASL: a client configured for
+ *                                                             it fails authentication here)
  *
  * Cost: the request path pays two performance.now() calls, an array index by api key
  * and a bucket scan (16 bounds) per request; produce and fetch add one Map lookup per
@@ -71,6 +76,8 @@ export interface TopicTrafficMetrics {
   purgatoryLeft?(operation: DelayedOperation): void;
   /** A request answered after `ms` in its purgatory (0: answered at once): RemoteTimeMs. */
   recordRemoteTime?(operation: DelayedOperation, ms: number): void;
+  /** A client's authentication was refused (sasl-handshake.ts). */
+  authenticationFailed?(): void;
 }
 
 class RequestStats {
@@ -119,6 +126,7 @@ export class BrokerMetrics implements TopicTrafficMetrics {
   private readonly requests: Array<RequestStats | undefined> = [];
   private readonly remoteTime = { Produce: new RequestStats(), Fetch: new RequestStats() };
   private readonly purgatorySize = { Produce: 0, Fetch: 0 };
+  private failedAuthentications = 0;
   private state: BrokerState | null = null;
 
   constructor(options: BrokerMetricsOptions = {}) {
@@ -152,6 +160,10 @@ export class BrokerMetrics implements TopicTrafficMetrics {
 
   recordRemoteTime(operation: DelayedOperation, ms: number): void {
     this.remoteTime[operation].observe(ms);
+  }
+
+  authenticationFailed(): void {
+    this.failedAuthentications++;
   }
 
   /** `handler` with each request counted and timed by api. */
@@ -353,6 +365,12 @@ export class BrokerMetrics implements TopicTrafficMetrics {
       'gauge',
       'Open client connections.',
       () => [{ labels: { listener: 'PLAINTEXT' }, value: this.state?.connectionCount() ?? 0 }],
+    );
+    this.family(
+      'kafka_server_socket_server_metrics_failed_authentication_total',
+      'counter',
+      'Client authentications refused: SASL handshakes, as this broker has no SASL.',
+      () => [{ labels: { listener: 'PLAINTEXT' }, value: this.failedAuthentications }],
     );
   }
 
