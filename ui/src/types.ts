@@ -53,55 +53,11 @@ export interface ConfigInfos {
   }>;
 }
 
-/** The page's own API (src/connect/rest/ui-topics.ts, ui-groups.ts). */
-export interface TopicSummary {
-  name: string;
-  internal: boolean;
-  partitions: Array<{ partition: number; leader: number; startOffset: number; endOffset: number }>;
-  configs: Record<string, string | null>;
-}
-
-export interface ShownBytes {
-  encoding: 'utf8' | 'base64';
-  data: string;
-  size: number;
-  truncated: boolean;
-}
-
-export interface TailRecord {
-  partition: number;
-  offset: number;
-  timestamp: number;
-  key: ShownBytes | null;
-  value: ShownBytes | null;
-  headers: Array<{ key: string; value: ShownBytes | null }>;
-}
-
-export interface PartitionTail {
-  topic: string;
-  partition: number;
-  startOffset: number;
-  endOffset: number;
-  records: TailRecord[];
-}
-
-export interface GroupSummary {
-  groupId: string;
-  state: string;
-  protocolType: string;
-  protocol: string;
-  members: Array<{
-    memberId: string;
-    clientId: string;
-    clientHost: string;
-    assignment: Array<{ topic: string; partitions: number[] }>;
-  }>;
-  offsets: Array<{
-    topic: string;
-    partition: number;
-    committedOffset: number;
-    endOffset: number | null;
-    lag: number | null;
-  }>;
-  totalLag: number;
-}
+/** The page's own API (/ui/api), as the worker answers it. */
+export type {
+  GroupSummary,
+  PartitionTail,
+  ShownBytes,
+  TailRecord,
+  TopicSummary,
+} from '../../src/connect/rest/ui-api-types.ts';

@@ -14,45 +14,12 @@ import type { BrokerConnection } from '../../protocol/client/broker-connection.t
 import { type ClusterClient, KafkaResponseError } from '../../protocol/client/cluster-client.ts';
 import type { Message } from '../../protocol/codec.ts';
 import { CONSUMER_PROTOCOL_TYPE, decodeAssignment } from '../../protocol/consumer-protocol.ts';
+import type { GroupList, GroupMember, GroupPartitionLag, GroupSummary } from './ui-api-types.ts';
 import { LATEST, offsetsAt, partitionKey } from './ui-topics.ts';
 
 const OFFSETS_TOPIC = '__consumer_offsets';
 /** Groups described in one answer; a cluster with more says how many it left out. */
 export const GROUPS_MAX = 200;
-
-export interface GroupMember {
-  memberId: string;
-  clientId: string;
-  clientHost: string;
-  /** Partitions assigned, for `consumer` groups (by topic). */
-  assignment: Array<{ topic: string; partitions: number[] }>;
-}
-
-export interface GroupPartitionLag {
-  topic: string;
-  partition: number;
-  committedOffset: number;
-  endOffset: number | null;
-  lag: number | null;
-}
-
-export interface GroupSummary {
-  groupId: string;
-  state: string;
-  protocolType: string;
-  /** The assignor (`range`) or, for `connect` groups, the Connect protocol. */
-  protocol: string;
-  members: GroupMember[];
-  offsets: GroupPartitionLag[];
-  /** Sum of the partitions' lag. */
-  totalLag: number;
-}
-
-export interface GroupList {
-  groups: GroupSummary[];
-  /** Groups past GROUPS_MAX, not described. */
-  omitted: number;
-}
 
 export async function listGroupsWithLag(client: ClusterClient): Promise<GroupList> {
   const [offsetsTopic] = await client.metadata([OFFSETS_TOPIC]);

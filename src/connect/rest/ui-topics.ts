@@ -19,6 +19,7 @@ import { type ClusterClient, KafkaResponseError } from '../../protocol/client/cl
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import { CorruptRecordError, checkBatch, decodeRecords } from '../../protocol/record-batch.ts';
+import type { PartitionTail, ShownBytes, TailRecord, TopicSummary } from './ui-api-types.ts';
 
 /** The most records a tail answers: enough to read, small enough to answer at once. */
 export const TAIL_MAX_RECORDS = 100;
@@ -39,48 +40,6 @@ export const SHOWN_TOPIC_CONFIGS = [
   'min.compaction.lag.ms',
   'compression.type',
 ] as const;
-
-export interface PartitionSummary {
-  partition: number;
-  leader: number;
-  startOffset: number;
-  endOffset: number;
-}
-
-export interface TopicSummary {
-  name: string;
-  internal: boolean;
-  partitions: PartitionSummary[];
-  /** The configs of SHOWN_TOPIC_CONFIGS the broker answered, by name. */
-  configs: Record<string, string | null>;
-}
-
-/** A key, value or header value as text when it is UTF-8, else base64. */
-export interface ShownBytes {
-  encoding: 'utf8' | 'base64';
-  data: string;
-  /** Bytes in the record (before any cut). */
-  size: number;
-  truncated: boolean;
-}
-
-export interface TailRecord {
-  partition: number;
-  offset: number;
-  timestamp: number;
-  key: ShownBytes | null;
-  value: ShownBytes | null;
-  headers: Array<{ key: string; value: ShownBytes | null }>;
-}
-
-export interface PartitionTail {
-  topic: string;
-  partition: number;
-  startOffset: number;
-  /** The last stable offset: the tail ends before it. */
-  endOffset: number;
-  records: TailRecord[];
-}
 
 /** A topic or partition that the cluster does not have. */
 export class NoSuchPartitionError extends Error {
