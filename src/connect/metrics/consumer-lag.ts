@@ -11,7 +11,8 @@
  * through the worker's admin client) only when Prometheus scrapes: ConnectMetrics
  * awaits `refresh()` before it formats the answer, at most once a second per task and
  * for at most REFRESH_TIMEOUT_MS (a slow or unreachable broker leaves the previous
- * values). Nobody scraping costs nothing; a scrape costs one request per topic.
+ * values). Nobody scraping costs nothing; a scrape costs one request per topic, shared
+ * by the worker's sink tasks (adminEndOffsets).
  *
  * A partition shows once the task has a position in it (a record delivered); the end
  * offset is the high watermark (read_uncommitted), so with isolation.level=read_committed
@@ -87,23 +88,31 @@ function key(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
 }
 
-/** EndOffsets over a kafkajs admin client's fetchTopicOffsets (one request per topic). */
+/**
+ * EndOffsets over a kafkajs admin client's fetchTopicOffsets: one request per topic,
+ * shared by every task that asks while it is in flight. A scrape refreshes all tasks
+ * at once, so the sink tasks of one connector (which read the same topics) make one
+ * request per topic between them, not one each. Make one per worker.
+ */
 export function adminEndOffsets(
   admin: () => {
     fetchTopicOffsets(topic: string): Promise<Array<{ partition: number; high: string }>>;
   },
 ): EndOffsets {
-  return async (topics) => {
-    const client = admin();
-    const answers = await Promise.all(
-      topics.map(async (topic) =>
-        (await client.fetchTopicOffsets(topic)).map((p) => ({
-          topic,
-          partition: p.partition,
-          offset: Number(p.high),
-        })),
-      ),
-    );
-    return answers.flat();
+  type Ends = Array<{ topic: string; partition: number; offset: number }>;
+  const inFlight = new Map<string, Promise<Ends>>();
+  const ask = (topic: string): Promise<Ends> => {
+    let answer = inFlight.get(topic);
+    if (answer === undefined) {
+      answer = admin()
+        .fetchTopicOffsets(topic)
+        .then((list) =>
+          list.map((p) => ({ topic, partition: p.partition, offset: Number(p.high) })),
+        )
+        .finally(() => inFlight.delete(topic));
+      inFlight.set(topic, answer);
+    }
+    return answer;
   };
+  return async (topics) => (await Promise.all(topics.map(ask))).flat();
 }

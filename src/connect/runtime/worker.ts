@@ -161,6 +161,8 @@ export class Worker {
   readonly metrics: ConnectMetrics;
   /** Each source connector's offset store (its own offsets.storage.topic or the worker's). */
   readonly offsetStores: ConnectorOffsetStores;
+  /** End offsets for the sink tasks' lag, one request per topic per scrape between them. */
+  private readonly endOffsets = adminEndOffsets(() => this.adminClient());
 
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId;
@@ -750,7 +752,7 @@ export class Worker {
       consumer,
       metrics,
       maxPollRecords: numberKey(consumerKeys, 'max.poll.records', 500),
-      endOffsets: adminEndOffsets(() => this.adminClient()),
+      endOffsets: this.endOffsets,
       ...(onClosed ? { onClosed } : {}),
     });
   }

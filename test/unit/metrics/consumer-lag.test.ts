@@ -6,7 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/connect/api/index.ts';
 import { ConnectMetrics, RECORDS_LAG } from '../../../src/connect/metrics/connect-metrics.ts';
-import { ConsumerLag, type EndOffsets } from '../../../src/connect/metrics/consumer-lag.ts';
+import {
+  adminEndOffsets,
+  ConsumerLag,
+  type EndOffsets,
+} from '../../../src/connect/metrics/consumer-lag.ts';
 import { parsePrometheusText, sampleOf } from './prometheus-text.ts';
 
 describe('consumer lag', () => {
@@ -75,5 +79,40 @@ describe('consumer lag', () => {
     clock.advance(1000);
     await lag.refresh();
     expect([...lag.samples()]).toEqual([{ topic: 't', partition: 0, lag: 3 }]);
+  });
+
+  it("makes one request per topic per scrape for all of a worker's sink tasks", async () => {
+    const clock = new ManualClock(0);
+    const metrics = new ConnectMetrics({ clock, processMetrics: false });
+    const requests: string[] = [];
+    const endOffsets = adminEndOffsets(() => ({
+      fetchTopicOffsets: async (topic: string) => {
+        requests.push(topic);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return [
+          { partition: 0, high: '50' },
+          { partition: 1, high: '70' },
+        ];
+      },
+    }));
+    for (const task of [0, 1, 2]) {
+      const m = metrics.addTask({ connector: 'lake', task }, 'sink');
+      const positions = [{ topic: 'orders', partition: task % 2, offset: 40 }];
+      m.sink!.lag = new ConsumerLag(`c-${task}`, endOffsets, () => positions, clock);
+    }
+    let f = parsePrometheusText(await metrics.scrape());
+    expect(requests).toEqual(['orders']);
+    const lag = (task: number, partition: number) =>
+      sampleOf(f, RECORDS_LAG, {
+        connector: 'lake',
+        task: String(task),
+        client_id: `c-${task}`,
+        topic: 'orders',
+        partition: String(partition),
+      });
+    expect([lag(0, 0), lag(1, 1), lag(2, 0)]).toEqual([10, 30, 10]);
+    clock.advance(1000);
+    f = parsePrometheusText(await metrics.scrape());
+    expect(requests).toEqual(['orders', 'orders']);
   });
 });
