@@ -146,7 +146,7 @@ async function fetchFrom(
     throw new KafkaResponseError(p.errorCode, `fetching ${topic}-${partition}`);
   const bytes = p.records as Buffer | null;
   if (!bytes || bytes.length === 0) return from;
-  const filter = new AbortedTransactionFilter(
+  const filter = AbortedTransactionFilter.forAnswer(
     true,
     p.abortedTransactions as Message[] | null | undefined,
   );

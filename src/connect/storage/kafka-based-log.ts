@@ -196,7 +196,7 @@ export class KafkaBasedLog {
       throw new KafkaResponseError(p.errorCode, `fetching ${this.options.topic}-${partition}`);
     const records = p.records as Buffer | null;
     if (!records || records.length === 0) return;
-    const filter = new AbortedTransactionFilter(
+    const filter = AbortedTransactionFilter.forAnswer(
       true,
       p.abortedTransactions as Message[] | null | undefined,
     );
