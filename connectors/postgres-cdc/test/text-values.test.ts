@@ -12,6 +12,46 @@ import {
 } from '../src/text-values.ts';
 
 describe('decimal bytes', () => {
+  /**
+   * Java's BigInteger.toByteArray() for each value (the bytes Kafka Connect's Decimal
+   * logical type holds): minimal two's complement, big-endian. Written out here, not
+   * computed, so the properties below compare against a checked oracle.
+   */
+  const JAVA_BYTES: Array<[bigint, string]> = [
+    [0n, '00'],
+    [1n, '01'],
+    [-1n, 'ff'],
+    [15n, '0f'],
+    [-20n, 'ec'],
+    [-50n, 'ce'],
+    [127n, '7f'],
+    [128n, '0080'],
+    [-128n, '80'],
+    [-129n, 'ff7f'],
+    [255n, '00ff'],
+    [256n, '0100'],
+    [123456n, '01e240'],
+    [2_500_000n, '2625a0'],
+    [15_000_000n, '00e4e1c0'],
+    [-1234567890n, 'b669fd2e'],
+    [2n ** 63n - 1n, '7fffffffffffffff'],
+    [-(2n ** 63n), '8000000000000000'],
+    [2n ** 64n, '010000000000000000'],
+  ];
+
+  it("writes Java's BigInteger.toByteArray bytes (literal vectors)", () => {
+    for (const [value, hex] of JAVA_BYTES) {
+      expect(bigIntBytes(value).toString('hex'), String(value)).toBe(hex);
+      if (Number.isSafeInteger(Number(value)) && BigInt(Number(value)) === value) {
+        expect(safeIntegerBytes(Number(value)).toString('hex'), String(value)).toBe(hex);
+      }
+    }
+    expect(decimalBytes('-0.50', 2).toString('hex')).toBe('ce');
+    expect(decimalBytes('1234.56', 2).toString('hex')).toBe('01e240');
+    expect(decimalBytes('-12345678.90', 2).toString('hex')).toBe('b669fd2e');
+    expect(decimalBytes('18446744073709551616', 0).toString('hex')).toBe('010000000000000000');
+  });
+
   it('writes a safe integer as the minimal two-complement bytes BigInt gives (property)', () => {
     fc.assert(
       fc.property(
