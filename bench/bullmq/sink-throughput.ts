@@ -6,14 +6,16 @@
  *
  * Both write to a private redis-server started here (no persistence), so its CPU time
  * (/proc/<pid>/stat) is theirs alone: the lines give Redis CPU per job for both. The
- * worker's peak RSS (VmHWM) includes the embedded broker in the same process.
+ * worker's peak RSS (VmHWM) includes the embedded broker in the same process; with
+ * BENCH_BROKER=process the broker runs as a process of its own (`connect broker`), the
+ * worker points at it, and each one's peak RSS is printed, so the sink's share shows.
  *
  * The sink's time runs from creating the connector (REST) to the group's commit of the
  * topic's end offset, found by polling: it includes starting the task and joining the
  * group, so on a small run it understates the steady rate. The topic is produced first
  * (BENCH_EVENTS Debezium-shaped events, schemaless JSON, default 200,000).
  *
- * Run: npx tsx bench/bullmq/sink-throughput.ts [events]
+ * Run: npx tsx bench/bullmq/sink-throughput.ts [events]   (BENCH_BROKER=process: apart)
  * Prints `name: value unit` lines.
  */
 import { spawn } from 'node:child_process';
@@ -28,6 +30,11 @@ import { statCpuMs } from '../proc-cpu.ts';
 
 const EVENTS = Number(process.argv[2] ?? process.env.BENCH_EVENTS ?? 200_000);
 const TOPIC = 'bench.public.orders';
+/** `embedded` (default): the broker in the worker's process; `process`: one of its own. */
+const BROKER = process.env.BENCH_BROKER ?? 'embedded';
+if (BROKER !== 'embedded' && BROKER !== 'process') {
+  throw new Error(`BENCH_BROKER must be embedded or process, not ${BROKER}`);
+}
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function freePort(): Promise<number> {
@@ -39,6 +46,11 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** A process's peak resident set (VmHWM), in KiB. */
+function peakRssKb(pid: number | undefined): number {
+  return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 }
 
 /** Everything a child printed so far, and a wait for a line of it. */
@@ -101,7 +113,10 @@ async function main(): Promise<void> {
       stdio: 'ignore',
     },
   );
-  const worker = { child: undefined as ReturnType<typeof spawn> | undefined };
+  const worker = {
+    child: undefined as ReturnType<typeof spawn> | undefined,
+    broker: undefined as ReturnType<typeof spawn> | undefined,
+  };
   try {
     console.log('# starting redis-server');
     // A TCP probe: a BullMQ Queue on a Redis not yet listening would wait forever.
@@ -120,16 +135,35 @@ async function main(): Promise<void> {
     const redisCpu = () => statCpuMs(`/proc/${redis.pid}/stat`);
 
     // The worker needs a connector to start: an idle BullMQ source on an empty queue.
+    const brokerKeys = [
+      'broker.host=127.0.0.1',
+      'broker.port=0',
+      `broker.data.dir=${join(dir, 'broker')}`,
+      'offsets.topic.num.partitions=1',
+      'group.initial.rebalance.delay.ms=0',
+    ];
+    let apartBootstrap = '';
+    if (BROKER === 'process') {
+      const brokerProps = join(dir, 'broker.properties');
+      writeFileSync(brokerProps, `${brokerKeys.join('\n')}\n`);
+      worker.broker = spawn(
+        process.execPath,
+        [join(root, 'bin/connect.js'), 'broker', brokerProps],
+        {
+          cwd: root,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      const line = await outputOf(worker.broker)(/broker listening on [\d.]+:\d+/);
+      apartBootstrap = /([\d.]+:\d+)/.exec(line)![1]!;
+    }
     const props = join(dir, 'worker.properties');
     writeFileSync(
       props,
       [
-        'bootstrap.servers=',
-        'broker.host=127.0.0.1',
-        'broker.port=0',
-        `broker.data.dir=${join(dir, 'broker')}`,
-        'offsets.topic.num.partitions=1',
-        'group.initial.rebalance.delay.ms=0',
+        ...(BROKER === 'process'
+          ? [`bootstrap.servers=${apartBootstrap}`]
+          : ['bootstrap.servers=', ...brokerKeys]),
         'listeners=http://127.0.0.1:0',
         `plugin.path=${join(root, 'connectors/bullmq-sink')}`,
         `offset.storage.file.filename=${join(dir, 'connect.offsets')}`,
@@ -160,8 +194,10 @@ async function main(): Promise<void> {
     );
     worker.child = child;
     const waitForLine = outputOf(child);
-    const brokerLine = await waitForLine(/broker listening on [\d.]+:\d+/);
-    const bootstrap = /([\d.]+:\d+)/.exec(brokerLine)![1]!;
+    const bootstrap =
+      BROKER === 'process'
+        ? apartBootstrap
+        : /([\d.]+:\d+)/.exec(await waitForLine(/broker listening on [\d.]+:\d+/))![1]!;
     const restLine = await waitForLine(/REST API on http:\/\/[\d.]+:\d+/);
     const restUrl = /(http:\/\/[\d.]+:\d+)/.exec(restLine)![1]!;
 
@@ -220,9 +256,8 @@ async function main(): Promise<void> {
     const sinkMs = performance.now() - t0;
     console.log('# sink done; bare loop');
     const sinkRedisCpu = redisCpu() - cpu0;
-    const rssKb = Number(
-      /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0,
-    );
+    const rssKb = peakRssKb(child.pid);
+    const brokerRssKb = worker.broker === undefined ? 0 : peakRssKb(worker.broker.pid);
     await admin.disconnect();
     const check = new Queue('cdc-orders', { connection: { host: '127.0.0.1', port: redisPort } });
     const sinkJobs = await check.count();
@@ -252,9 +287,13 @@ async function main(): Promise<void> {
     console.log(`sink.vs.bare: ${((100 * sinkRate) / bareRate).toFixed(1)} %`);
     console.log(`sink.redis.cpu.per.job: ${((1000 * sinkRedisCpu) / EVENTS).toFixed(2)} us`);
     console.log(`bare.redis.cpu.per.job: ${((1000 * bareRedisCpu) / EVENTS).toFixed(2)} us`);
+    console.log(`broker: ${BROKER}`);
     console.log(`worker.rss.peak: ${(rssKb / 1024).toFixed(0)} MB`);
+    if (worker.broker !== undefined)
+      console.log(`broker.rss.peak: ${(brokerRssKb / 1024).toFixed(0)} MB`);
   } finally {
     worker.child?.kill('SIGKILL');
+    worker.broker?.kill('SIGKILL');
     redis.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
