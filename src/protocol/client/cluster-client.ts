@@ -29,6 +29,23 @@ export interface TopicMetadata {
   partitions: Array<{ partition: number; leader: number; errorCode: number }>;
 }
 
+/**
+ * A request on a client that was closed. Never retriable: retry loops rethrow it, so
+ * a task stopped while it waits for the broker stops instead of retrying until its
+ * delivery timeout.
+ */
+export class ClientClosedError extends Error {
+  constructor() {
+    super('client is closed');
+    this.name = 'ClientClosedError';
+  }
+}
+
+/** Whether a retry loop must give up on `e`: a non-retriable broker answer or a closed client. */
+export function notRetriable(e: unknown): boolean {
+  return (e instanceof KafkaResponseError && !e.retriable) || e instanceof ClientClosedError;
+}
+
 export class KafkaResponseError extends Error {
   readonly code: number;
   readonly retriable: boolean;
@@ -86,6 +103,7 @@ export class ClusterClient {
 
   /** A live connection to any broker: a known one, else the bootstrap list in order. */
   async anyConnection(): Promise<BrokerConnection> {
+    if (this.closed) throw new ClientClosedError();
     const candidates = [...this.brokers.values(), ...this.bootstrap];
     let lastError: unknown;
     for (const c of candidates) {
@@ -214,7 +232,7 @@ export class ClusterClient {
   }
 
   private connectionTo(host: string, port: number): Promise<BrokerConnection> {
-    if (this.closed) return Promise.reject(new Error('client is closed'));
+    if (this.closed) return Promise.reject(new ClientClosedError());
     const key = `${host}:${port}`;
     const existing = this.connections.get(key);
     if (existing) {

@@ -38,7 +38,7 @@ import { CompressionCodec } from '../compression.ts';
 import { ErrorCode } from '../error-codes.ts';
 import { encodeBatch, type RecordHeader } from '../record-batch.ts';
 import type { BrokerConnection } from './broker-connection.ts';
-import { type ClusterClient, KafkaResponseError } from './cluster-client.ts';
+import { type ClusterClient, KafkaResponseError, notRetriable } from './cluster-client.ts';
 import { keyPartition } from './partitioner.ts';
 
 export interface ProducerRecord {
@@ -205,7 +205,7 @@ export class IdempotentProducer {
         error = new KafkaResponseError(answer.errorCode, 'InitProducerId');
         if (!(error as KafkaResponseError).retriable) throw error;
       } catch (e) {
-        if (e instanceof KafkaResponseError && !e.retriable) throw e;
+        if (notRetriable(e)) throw e;
         error = e as Error;
       }
       if (Date.now() > deadline) throw error;
@@ -455,7 +455,7 @@ export class IdempotentProducer {
           } catch (e) {
             // A dead connection or no reachable leader: whether the batch was appended
             // is unknown, and resending the same sequences makes that safe.
-            if (e instanceof KafkaResponseError && !e.retriable) throw e;
+            if (notRetriable(e)) throw e;
             failed.push(b);
             lastError = e as Error;
             continue;
@@ -528,7 +528,7 @@ export class IdempotentProducer {
         error = new KafkaResponseError(code, `Metadata for topic ${topic}`);
         if (!(error as KafkaResponseError).retriable) throw error;
       } catch (e) {
-        if (e instanceof KafkaResponseError && !e.retriable) throw e;
+        if (notRetriable(e)) throw e;
         error = e as Error;
       }
       if (Date.now() > deadline) throw error;

@@ -41,7 +41,7 @@ import { ApiKey } from '../api-keys.ts';
 import type { Message } from '../codec.ts';
 import { ErrorCode } from '../error-codes.ts';
 import type { BrokerConnection } from './broker-connection.ts';
-import { type ClusterClient, KafkaResponseError } from './cluster-client.ts';
+import { type ClusterClient, KafkaResponseError, notRetriable } from './cluster-client.ts';
 import {
   IdempotentProducer,
   type ProducerOptions,
@@ -454,7 +454,7 @@ export class TransactionalProducer extends IdempotentProducer {
           backoff = CONCURRENT_TRANSACTIONS_BACKOFF_MS;
       } catch (e) {
         if (e instanceof ProducerFencedError) throw e;
-        if (e instanceof KafkaResponseError && !e.retriable) throw e;
+        if (notRetriable(e)) throw e;
         error = e as Error;
         this.cluster.invalidate();
       }

@@ -1,9 +1,10 @@
 import { readdirSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { Partitioners } from 'kafkajs';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ApiKey } from '../../../src/protocol/api-keys.ts';
-import { ClusterClient } from '../../../src/protocol/client/cluster-client.ts';
+import { ClientClosedError, ClusterClient } from '../../../src/protocol/client/cluster-client.ts';
 import {
   IdempotentProducer,
   type ProducerOptions,
@@ -148,6 +149,28 @@ async function pipelined(producer: IdempotentProducer, topic: string, rounds: nu
 }
 
 describe('IdempotentProducer (protocol client)', () => {
+  it('stops retrying InitProducerId once it is closed, with the reason', async () => {
+    // Nothing listens on a port just freed: every attempt fails to connect.
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((r) => server.close(r));
+    const retries: Error[] = [];
+    const producer = new IdempotentProducer(
+      new ClusterClient(`127.0.0.1:${port}`, { clientId: 'test' }),
+      // Far beyond the test's timeout: only the close can end init.
+      { retryBackoffMs: 20, deliveryTimeoutMs: 600_000, onRetry: (e) => retries.push(e) },
+    );
+    const init = producer.init();
+    init.catch(() => {});
+    await vi.waitFor(() => expect(retries.length).toBeGreaterThan(1), { timeout: 5_000 });
+    producer.close();
+    await expect(init).rejects.toBeInstanceOf(ClientClosedError);
+    const after = retries.length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(retries.length).toBe(after);
+  });
+
   it('pipelined sends land once each, keyed as kafkajs partitions, with the offsets it reports', async () => {
     const s = await setup(useTmpDir('own-producer-'));
     const bootstrap = `127.0.0.1:${s.proxy.port}`;
