@@ -4,7 +4,12 @@
  * undefined when there were errors (the caller exits with EXIT_USAGE).
  */
 import { formatLoadError, type LoadRequest, loadConfig } from '../config/load.ts';
-import { configureLogging } from '../util/logger.ts';
+import {
+  type BasicAuthenticator,
+  restAuthFromConfig,
+  warnIfOpen,
+} from '../connect/rest/basic-auth.ts';
+import { configureLogging, getLogger } from '../util/logger.ts';
 import type { CliContext } from './cli-context.ts';
 
 export function loadForCommand(
@@ -17,6 +22,23 @@ export function loadForCommand(
   if (loaded.errors.length > 0) return undefined;
   configureLogging(loaded.values);
   return loaded.values;
+}
+
+/**
+ * The REST authentication rest.extension.classes asks for (null: none), read before
+ * anything starts; undefined after printing why it cannot be had (exit EXIT_USAGE).
+ */
+export function restAuthForCommand(
+  ctx: CliContext,
+  values: Record<string, unknown>,
+): BasicAuthenticator | null | undefined {
+  const resolved = restAuthFromConfig(values, ctx.env);
+  if ('errors' in resolved) {
+    for (const error of resolved.errors) ctx.err(`error: ${error}`);
+    return undefined;
+  }
+  warnIfOpen(resolved.auth, getLogger('connect.rest'));
+  return resolved.auth;
 }
 
 /** Collects repeated `-o key=value` options for commander. */

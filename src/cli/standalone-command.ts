@@ -25,7 +25,7 @@ import {
 import { Shutdown } from '../util/shutdown.ts';
 import { type CliContext, EXIT_FAILURE, EXIT_USAGE } from './cli-context.ts';
 import { startRegisteredBroker, withBrokerThread } from './embedded-broker.ts';
-import { collectOption, loadForCommand } from './load-for-command.ts';
+import { collectOption, loadForCommand, restAuthForCommand } from './load-for-command.ts';
 import { WORKER_ENV_PREFIX, workerCrossChecks, workerEnvHelp } from './worker-command.ts';
 
 export function standaloneCommand(ctx: CliContext, setExitCode: (code: number) => void): Command {
@@ -78,6 +78,8 @@ export async function runStandalone(
   const connectors = connectorPaths.map(readConnectorFile);
   for (const c of connectors) if (!c.ok) ctx.err(`error: ${c.error}`);
   if (!values || connectors.some((c) => !c.ok)) return EXIT_USAGE;
+  const restAuth = restAuthForCommand(ctx, values);
+  if (restAuth === undefined) return EXIT_USAGE;
   const names = connectors.map((c) => (c.ok ? c.file.name : ''));
   const shutdown = new Shutdown({
     signals: ctx.signals,
@@ -109,6 +111,7 @@ export async function runStandalone(
     worker = await startStandaloneWorker({
       config: workerValues,
       metricsSources,
+      restAuth,
       connectors: connectors.flatMap((c) =>
         c.ok ? [{ name: c.file.name, config: c.file.config }] : [],
       ),

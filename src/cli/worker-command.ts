@@ -29,7 +29,7 @@ import { Shutdown } from '../util/shutdown.ts';
 import { brokerCrossChecks } from './broker-command.ts';
 import { type CliContext, EXIT_FAILURE, EXIT_USAGE } from './cli-context.ts';
 import { startRegisteredBroker, withBrokerThread } from './embedded-broker.ts';
-import { collectOption, loadForCommand } from './load-for-command.ts';
+import { collectOption, loadForCommand, restAuthForCommand } from './load-for-command.ts';
 
 export const WORKER_ENV_PREFIX = 'CONNECT_';
 
@@ -107,6 +107,8 @@ export async function runWorker(
 ): Promise<number> {
   const values = loadForCommand(ctx, workerLoadRequest(file, overrides));
   if (!values) return EXIT_USAGE;
+  const restAuth = restAuthForCommand(ctx, values);
+  if (restAuth === undefined) return EXIT_USAGE;
   const shutdown = new Shutdown({
     signals: ctx.signals,
     forceExit: ctx.forceExit,
@@ -143,6 +145,7 @@ export async function runWorker(
       config: { ...values, 'bootstrap.servers': servers },
       onFatal,
       metricsSources,
+      restAuth,
     });
   } catch (e) {
     ctx.err(`error: the worker failed to start: ${(e as Error).message}`);

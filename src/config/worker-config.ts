@@ -219,6 +219,21 @@ const commonDefs: AnyConfigDef[] = [
     doc: 'Methods CORS allows when access.control.allow.origin is set (comma list).',
   }),
   define<string[]>({
+    name: 'rest.extension.classes',
+    type: 'list',
+    default: [],
+    group: rest,
+    doc: 'REST extensions: org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension turns on Basic authentication (the JAAS file of java.security.auth.login.config); any other class is refused at start.',
+  }),
+  define<string>({
+    name: 'java.security.auth.login.config',
+    type: 'string',
+    default: null,
+    group: rest,
+    defaultDoc: '-Djava.security.auth.login.config=... in KAFKA_OPTS, as a JVM reads it',
+    doc: 'JAAS file whose KafkaConnect entry (PropertyFileLoginModule, file="<user=password file>") BasicAuthSecurityRestExtension checks requests against.',
+  }),
+  define<string[]>({
     name: 'plugin.path',
     type: 'list',
     default: [bundledPluginPath],

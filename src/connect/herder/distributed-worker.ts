@@ -12,6 +12,7 @@
  * stores, the producer and the protocol client close. The Kafka cluster (embedded
  * broker or not) is the caller's.
  */
+
 import { hostname } from 'node:os';
 import { Partitioners } from 'kafkajs';
 import { restListeners } from '../../config/worker-config.ts';
@@ -19,6 +20,7 @@ import { ClusterClient } from '../../protocol/client/cluster-client.ts';
 import { systemClock } from '../../util/clock.ts';
 import { getLogger, type Logger } from '../../util/logger.ts';
 import { systemTimers, type Timers } from '../../util/timers.ts';
+import { type BasicAuthenticator, requireRestAuth } from '../rest/basic-auth.ts';
 import { LoggerLevels } from '../rest/logger-levels.ts';
 import { startRestServer } from '../rest/rest-server.ts';
 import { createKafka } from '../runtime/kafka-clients.ts';
@@ -41,6 +43,12 @@ export interface DistributedWorkerOptions {
   onFatal?: (error: Error) => void;
   /** More Prometheus text for GET /metrics on each scrape (the embedded broker's). */
   metricsSources?: ReadonlyArray<() => Promise<string>>;
+  /**
+   * The REST authentication (rest.extension.classes) the CLI already resolved; absent:
+   * resolved here from config and `env` (default process.env), throwing what is wrong.
+   */
+  restAuth?: BasicAuthenticator | null;
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface DistributedWorker {
@@ -83,6 +91,11 @@ export async function startDistributedWorker(
 ): Promise<DistributedWorker> {
   const config = options.config;
   const logger = options.logger ?? getLogger('connect.distributed');
+  // Before anything starts: a REST extension it cannot honour stops the start.
+  const auth =
+    options.restAuth !== undefined
+      ? options.restAuth
+      : requireRestAuth(config, options.env ?? process.env, getLogger('connect.rest'));
   const timers = options.timers ?? systemTimers;
   const cleanups: Array<() => Promise<void> | void> = [];
   const undo = async () => {
@@ -195,6 +208,7 @@ export async function startDistributedWorker(
     const h = herder;
     cleanups.push(() => h.stop());
     const rest = await startRestServer({
+      auth,
       herder,
       plugins,
       logger: getLogger('connect.rest'),

@@ -23,6 +23,7 @@ import { isHerderError } from '../herder/herder.ts';
 import type { ConnectMetrics } from '../metrics/connect-metrics.ts';
 import { registerMetricsResource } from '../metrics/metrics-resource.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
+import { type BasicAuthenticator, installBasicAuth } from './basic-auth.ts';
 import { registerConnectorOffsetsResource } from './connector-offsets-resource.ts';
 import { registerConnectorPluginsResource } from './connector-plugins-resource.ts';
 import { registerConnectorStateResource } from './connector-state-resource.ts';
@@ -60,6 +61,8 @@ export interface RestAppOptions {
   metrics?: ConnectMetrics;
   /** The status page's reads of topics and groups (the worker); absent: those answer 503. */
   kafka?: UiKafka;
+  /** rest.extension.classes' Basic authentication (basic-auth.ts); absent or null: none. */
+  auth?: BasicAuthenticator | null;
 }
 
 export interface RestServerOptions extends RestAppOptions {
@@ -142,6 +145,7 @@ export function buildRestApp(options: RestAppOptions): FastifyInstance {
   );
 
   installCors(app, knownPaths, options.cors);
+  if (options.auth) installBasicAuth(app, options.auth);
 
   registerRootResource(app, ctx);
   registerHealthResource(app, ctx, options.healthCheckTimeoutMs);

@@ -10,6 +10,7 @@
  * client, the offset file finishes its last write. The Kafka cluster (embedded
  * broker or not) is the caller's.
  */
+
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { restListeners } from '../../config/worker-config.ts';
@@ -17,6 +18,7 @@ import { getLogger, type Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
 import type { ConnectorInfo } from '../herder/herder.ts';
 import { StandaloneHerder } from '../herder/standalone-herder.ts';
+import { type BasicAuthenticator, requireRestAuth } from '../rest/basic-auth.ts';
 import { LoggerLevels } from '../rest/logger-levels.ts';
 import { type RestServer, startRestServer } from '../rest/rest-server.ts';
 import { FileOffsetBackingStore } from '../storage/file-offset-backing-store.ts';
@@ -34,6 +36,12 @@ export interface StandaloneWorkerOptions {
   timers?: Timers;
   /** More Prometheus text for GET /metrics on each scrape (the embedded broker's). */
   metricsSources?: ReadonlyArray<() => Promise<string>>;
+  /**
+   * The REST authentication (rest.extension.classes) the CLI already resolved; absent:
+   * resolved here from config and `env` (default process.env), throwing what is wrong.
+   */
+  restAuth?: BasicAuthenticator | null;
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface StandaloneWorker {
@@ -61,6 +69,11 @@ export async function startStandaloneWorker(
 ): Promise<StandaloneWorker> {
   const config = options.config;
   const logger = options.logger ?? getLogger('connect.standalone');
+  // Before anything starts: a REST extension it cannot honour stops the start.
+  const auth =
+    options.restAuth !== undefined
+      ? options.restAuth
+      : requireRestAuth(config, options.env ?? process.env, getLogger('connect.rest'));
   const cleanups: Array<() => Promise<void>> = [];
   const undo = async () => {
     for (const c of cleanups.reverse())
@@ -106,6 +119,7 @@ export async function startStandaloneWorker(
     const h = herder;
     cleanups.push(() => h.stop());
     const rest: RestServer = await startRestServer({
+      auth,
       herder,
       plugins,
       logger: getLogger('connect.rest'),

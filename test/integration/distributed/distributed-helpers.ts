@@ -58,10 +58,10 @@ export function embeddedBrokerOverrides(dir: string): string[] {
 /** Start `connect worker` with these arguments and wait until it says it is running. */
 export async function startWorker(
   args: string[],
-  options: { killGraceMs?: number } = {},
+  options: { killGraceMs?: number; env?: Record<string, string> } = {},
 ): Promise<WorkerProcess> {
   const process = spawnConnect(['worker', ...args], {
-    env: { LOG_LEVEL: 'info' },
+    env: { LOG_LEVEL: 'info', ...options.env },
     killGraceMs: options.killGraceMs ?? 15_000,
   });
   const ready = await process.waitForLine(/^worker \S+ running .*REST API on /, 60_000);
