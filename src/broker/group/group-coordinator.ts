@@ -756,12 +756,22 @@ export class GroupCoordinator {
     return this.offsets.fetch(groupId, partitions);
   }
 
-  /** OffsetDelete: only for partitions the group is not consuming. */
-  deleteOffsets(
+  /**
+   * OffsetDelete: only for partitions the group is not consuming. A deleted partition's
+   * pending transactional offsets go with it (its tombstone does the same on replay).
+   */
+  async deleteOffsets(
     groupId: string,
     partitions: Array<{ topic: string; partition: number }>,
   ): Promise<{ error: GroupError; partitions: GroupError[] }> {
-    return this.offsets.delete(groupId, partitions);
+    const answer = await this.offsets.delete(groupId, partitions);
+    if (answer.error === 'NONE') {
+      partitions.forEach((p, i) => {
+        if (answer.partitions[i] === 'NONE')
+          this.pendingTxnOffsets.drop(groupId, p.topic, p.partition);
+      });
+    }
+    return answer;
   }
 
   /** Drops offsets of groups that have been empty longer than offsets.retention.minutes. */
@@ -777,6 +787,7 @@ export class GroupCoordinator {
 
   removeRestoredOffset(groupId: string, topic: string, partition: number): void {
     this.offsets.removeRestored(groupId, topic, partition);
+    this.pendingTxnOffsets.drop(groupId, topic, partition);
   }
 
   /** A group tombstone: the group was deleted (its offsets were tombstoned before it). */
@@ -842,7 +853,15 @@ export class GroupCoordinator {
     const group = this.groups.get(groupId);
     if (!group || group.state === 'Dead') return 'GROUP_ID_NOT_FOUND';
     if (group.state !== 'Empty') return 'NON_EMPTY_GROUP';
-    await this.store?.removeOffsets(groupId, [...group.offsets.values()]);
+    // Tombstones for the partitions open transactions hold offsets for too (Kafka's
+    // deleteAllOffsets): without one, a restart would find the pending offset in the
+    // log and a later COMMIT marker would bring it back into a group that is gone.
+    const committed = [...group.offsets.values()];
+    const pendingOnly = this.pendingTxnOffsets
+      .partitionsOf(groupId)
+      .filter((p) => !group.offsets.has(Group.offsetKey(p.topic, p.partition)));
+    await this.store?.removeOffsets(groupId, [...committed, ...pendingOnly]);
+    this.pendingTxnOffsets.dropGroup(groupId);
     await this.store?.removeGroup(groupId);
     group.state = 'Dead';
     this.groups.delete(groupId);

@@ -35,6 +35,38 @@ export class PendingTxnOffsets {
     return pending ? [...pending.values()] : [];
   }
 
+  /**
+   * An offset tombstone for the partition (OffsetDelete, DeleteGroups): what any open
+   * transaction left pending for it goes too, as in Kafka's OffsetMetadataManager, so a
+   * later COMMIT marker cannot bring a deleted offset back.
+   */
+  drop(groupId: string, topic: string, partition: number): void {
+    const key = `${groupId}\u0000${topic}\u0000${partition}`;
+    for (const [producerId, pending] of this.byProducer) {
+      pending.delete(key);
+      if (pending.size === 0) this.byProducer.delete(producerId);
+    }
+  }
+
+  /** The partitions the group has an offset pending for, in any transaction. */
+  partitionsOf(groupId: string): Array<{ topic: string; partition: number }> {
+    const seen = new Map<string, { topic: string; partition: number }>();
+    for (const pending of this.byProducer.values()) {
+      for (const [key, o] of pending) {
+        if (o.groupId === groupId) seen.set(key, { topic: o.topic, partition: o.partition });
+      }
+    }
+    return [...seen.values()];
+  }
+
+  /** Every pending offset of the group (the group was deleted). */
+  dropGroup(groupId: string): void {
+    for (const [producerId, pending] of this.byProducer) {
+      for (const [key, o] of pending) if (o.groupId === groupId) pending.delete(key);
+      if (pending.size === 0) this.byProducer.delete(producerId);
+    }
+  }
+
   has(groupId: string, topic: string, partition: number): boolean {
     const key = `${groupId}\u0000${topic}\u0000${partition}`;
     for (const pending of this.byProducer.values()) if (pending.has(key)) return true;

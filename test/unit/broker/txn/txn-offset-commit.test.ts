@@ -138,3 +138,55 @@ describe('TxnOffsetCommit and a plain OffsetCommit before its marker', () => {
     }
   });
 });
+
+describe('TxnOffsetCommit and an offset tombstone before its marker', () => {
+  it('is dropped by OffsetDelete and DeleteGroups: COMMIT brings nothing back, live or after a restart', async () => {
+    const dataDir = useTmpDir('txn-offsets-deleted-');
+    const config = { 'transaction.state.log.num.partitions': 3 };
+    const first = await startTestBroker({ dataDir, config });
+    const live: Record<string, bigint> = {};
+    try {
+      const c = await RawClient.connect(first.port);
+      try {
+        await createTopic(c, 'in');
+        await plainCommit(c, 'offset-deleted', 'in', 3);
+        await plainCommit(c, 'group-deleted', 'in', 3);
+        const p = await initTxn(c, 'deleting-id');
+        for (const g of ['offset-deleted', 'group-deleted']) {
+          expect(await addOffsets(c, p, g)).toBe(0);
+          expect(await txnOffsetCommit(c, p, g, 'in', 10)).toBe(0);
+        }
+        const deleted = await c.request(ApiKey.OffsetDelete, 0, {
+          groupId: 'offset-deleted',
+          topics: [{ name: 'in', partitions: [{ partitionIndex: 0 }] }],
+        });
+        expect(deleted.errorCode).toBe(0);
+        expect(deleted.topics[0].partitions[0].errorCode).toBe(0);
+        const groups = await c.request(ApiKey.DeleteGroups, 1, { groupsNames: ['group-deleted'] });
+        expect(groups.results[0].errorCode).toBe(0);
+        expect(await endTxn(c, p, true)).toBe(0);
+        for (const g of ['offset-deleted', 'group-deleted'])
+          live[g] = (await offsetFetch(c, g, 'in', 7, true)).offset;
+      } finally {
+        c.close();
+      }
+    } finally {
+      await first.stop();
+    }
+    expect(live).toEqual({ 'offset-deleted': -1n, 'group-deleted': -1n });
+
+    const second = await startTestBroker({ dataDir, config });
+    try {
+      const c = await RawClient.connect(second.port);
+      try {
+        for (const g of ['offset-deleted', 'group-deleted']) {
+          expect(await offsetFetch(c, g, 'in', 7, true), g).toEqual({ offset: -1n, errorCode: 0 });
+        }
+      } finally {
+        c.close();
+      }
+    } finally {
+      await second.stop();
+    }
+  });
+});
