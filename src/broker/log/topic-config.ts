@@ -163,7 +163,7 @@ const entries: TopicConfigEntry[] = [
       type: 'long',
       default: 86400000,
       validator: atLeast(0),
-      doc: 'How long tombstones are kept after compaction, so readers can see deletes.',
+      doc: 'How long compaction keeps tombstones, and the commit/abort markers of transactions with no records left, so readers still see them.',
     }),
   },
   {
