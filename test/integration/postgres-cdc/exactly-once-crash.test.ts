@@ -115,6 +115,19 @@ async function taskOwner(workers: WorkerProcess[]): Promise<string | undefined> 
     : undefined;
 }
 
+/** The workers' last few warnings and errors (pino levels 40+), one line each. */
+function lastWarnings(workers: WorkerProcess[]): string {
+  return workers
+    .flatMap((w) =>
+      w.process
+        .output()
+        .filter((l) => /"level":(4|5|6)0/.test(l))
+        .slice(-3)
+        .map((l) => `${w.id}: ${l.slice(0, 400)}`),
+    )
+    .join(' | ');
+}
+
 async function runCrashes(options: {
   workload: Workload;
   kills: number;
@@ -170,11 +183,17 @@ async function runCrashes(options: {
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   await waitFor(
     'the slot (the snapshot of the empty table is done)',
-    async () =>
-      (await sql.query('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [db]))
-        .rowCount === 1
-        ? true
-        : undefined,
+    async () => {
+      const slots = await sql.query('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [
+        db,
+      ]);
+      if (slots.rowCount === 1) return true;
+      // Thrown, so a timeout's message (the part of a CI log that survives) says where
+      // the start stands: the connector's status and the workers' last warnings.
+      throw new Error(
+        `status ${JSON.stringify((await rest(workers[0]!, 'GET', '/connectors/big/status')).body)}; ${lastWarnings(workers)}`,
+      );
+    },
     60_000,
   );
 
