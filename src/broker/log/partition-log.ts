@@ -355,6 +355,24 @@ export class PartitionLog {
   }
 
   /**
+   * The first record with the log's largest timestamp, with that timestamp (ListOffsets
+   * MAX_TIMESTAMP, KIP-734): in the first segment holding the largest, as Kafka picks
+   * it; undefined when no record has a timestamp.
+   */
+  maxTimestampOffset(): { offset: number; timestamp: number } | undefined {
+    let best: LogSegment | undefined;
+    for (const segment of this.segmentList) {
+      if (segment.nextOffset <= this.startOffset) continue;
+      if (
+        segment.maxTimestamp >= 0 &&
+        (best === undefined || segment.maxTimestamp > best.maxTimestamp)
+      )
+        best = segment;
+    }
+    return best?.findOffsetByTimestamp(best.maxTimestamp, this.startOffset);
+  }
+
+  /**
    * Aborted transactions whose records may lie in [from, upTo): what a
    * read_committed Fetch of that range answers with. An entry sits in the segment of
    * its ABORT marker, so every segment from the one holding `from` is searched.

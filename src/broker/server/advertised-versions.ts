@@ -16,7 +16,6 @@
  * Held back, with what the handler would have to serve first:
  * - Fetch 12: lastFetchedEpoch with divergingEpoch (KIP-320/595), currentLeader on
  *   leader errors.
- * - ListOffsets 7: the MAX_TIMESTAMP (-3) query (KIP-734).
  * - JoinGroup 8 and LeaveGroup 5: the member's reason (KIP-800); JoinGroup 9:
  *   skipAssignment (KIP-814).
  * - ListGroups 3+: librdkafka 2.0 mis-parses it (KAFKA-CLIENTS.md), and it would pick it.
@@ -32,7 +31,9 @@ import { ApiKey } from '../../protocol/api-keys.ts';
 export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   [ApiKey.Produce]: 9,
   [ApiKey.Fetch]: 11,
-  [ApiKey.ListOffsets]: 6,
+  // v7-v9: MAX_TIMESTAMP, EARLIEST_LOCAL and LATEST_TIERED (handlers/list-offsets.ts);
+  // v10's timeout bounds remote lookups, of which there are none.
+  [ApiKey.ListOffsets]: 10,
   [ApiKey.Metadata]: 9,
   [ApiKey.OffsetCommit]: 8,
   // v7 carries require_stable (UNSTABLE_OFFSET_COMMIT while a transaction holds an

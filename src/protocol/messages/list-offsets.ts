@@ -4,7 +4,7 @@ import { api, array, field as f } from '../schema.ts';
 export const listOffsets = api({
   apiKey: 2,
   name: 'ListOffsets',
-  maxVersion: 7,
+  maxVersion: 10,
   flexibleFrom: 6,
   request: [
     // No default in Kafka's spec (0): a consumer says -1 explicitly.
@@ -27,6 +27,8 @@ export const listOffsets = api({
       ]),
       '0+',
     ),
+    // KIP-1075: how long a remote (tiered) lookup may take; no default in the spec.
+    f('timeoutMs', 'int32', '10+'),
   ],
   response: [
     f('throttleTimeMs', 'int32', '2+'),

@@ -310,6 +310,50 @@ describe('ListOffsets', () => {
     expect(await ask(9000)).toMatchObject({ offset: -1n });
     expect(await ask(-1, 0)).toMatchObject({ errorCode: 0, oldStyleOffsets: [4n] });
   });
+
+  it('answers MAX_TIMESTAMP (v7+), EARLIEST_LOCAL (v8+) and LATEST_TIERED (v9+) as Kafka without tiered storage', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'maxts' }],
+      allowAutoTopicCreation: true,
+    });
+    const ask = (timestamp: number, version: number, currentLeaderEpoch = -1) =>
+      c
+        .request(ApiKey.ListOffsets, version, {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [
+            {
+              name: 'maxts',
+              partitions: [{ partitionIndex: 0, currentLeaderEpoch, timestamp: BigInt(timestamp) }],
+            },
+          ],
+          timeoutMs: 1000,
+        })
+        .then((r) => r.topics[0].partitions[0]);
+    // Empty: no record has a timestamp.
+    expect(await ask(-3, 7)).toMatchObject({ errorCode: 0, offset: -1n, timestamp: -1n });
+    await produce('maxts', 0, batch(['a', 'b'], 1000)); // offsets 0-1
+    await produce('maxts', 0, batch(['c'], 9000)); // offset 2: the largest
+    await produce('maxts', 0, batch(['d', 'e'], 3000)); // offsets 3-4
+    await produce('maxts', 0, batch(['f'], 9000)); // offset 5: as large, later
+    for (const v of [7, 8, 9, 10]) {
+      expect(await ask(-3, v), `v${v}`).toMatchObject({
+        errorCode: 0,
+        offset: 2n,
+        timestamp: 9000n,
+        leaderEpoch: 0,
+      });
+    }
+    expect(await ask(-4, 8)).toMatchObject({ errorCode: 0, offset: 0n, timestamp: -1n });
+    expect(await ask(-5, 9)).toMatchObject({ errorCode: 0, offset: -1n, leaderEpoch: -1 });
+    // Each only from the version that defines it.
+    expect(await ask(-3, 6)).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
+    expect(await ask(-4, 7)).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
+    expect(await ask(-5, 8)).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST });
+    // The single node's partitions are at leader epoch 0.
+    expect(await ask(-1, 10, 0)).toMatchObject({ errorCode: 0, offset: 6n });
+    expect(await ask(-1, 10, 1)).toMatchObject({ errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH });
+  });
 });
 
 describe('configs', () => {

@@ -24,7 +24,7 @@ describe('request router', () => {
       expect(ranges).toMatchObject({
         [ApiKey.Produce]: [0, 9],
         [ApiKey.Fetch]: [0, 11],
-        [ApiKey.ListOffsets]: [0, 6],
+        [ApiKey.ListOffsets]: [0, 10],
         [ApiKey.Metadata]: [0, 9],
         [ApiKey.ApiVersions]: [0, 4],
         [ApiKey.CreateTopics]: [0, 4],
