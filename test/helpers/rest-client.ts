@@ -14,3 +14,24 @@ export async function rest(
   const text = await response.text();
   return { status: response.status, body: text === '' ? null : JSON.parse(text) };
 }
+
+/**
+ * Sends `text` as the body, unparsed (for bodies that are not valid JSON), with the
+ * given content type, and answers like `rest`.
+ */
+export async function restText(
+  worker: { restUrl: string },
+  method: string,
+  path: string,
+  text: string,
+  contentType = 'application/json',
+  // biome-ignore lint/suspicious/noExplicitAny: REST bodies are checked field by field by the tests
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${worker.restUrl}${path}`, {
+    method,
+    headers: { 'content-type': contentType },
+    body: text,
+  });
+  const answer = await response.text();
+  return { status: response.status, body: answer === '' ? null : JSON.parse(answer) };
+}

@@ -75,9 +75,9 @@ import {
   type ConnectorStateInfo,
   type ConnectorType,
   type Created,
-  connectorNotFound,
   type Herder,
   HerderError,
+  notFound,
   type OffsetsMessage,
   type RestartRequest,
   type TargetState,
@@ -231,9 +231,14 @@ export class DistributedHerder implements Herder {
     return this.o.configs.snapshot();
   }
 
-  private configOf(snapshot: ClusterConfigState, name: string): ConnectorConfigMap {
+  /** The connector's config; `unknown` is the request's not-found error (herder.ts's notFound). */
+  private configOf(
+    snapshot: ClusterConfigState,
+    name: string,
+    unknown: (name: string) => HerderError = notFound.connector,
+  ): ConnectorConfigMap {
     const config = snapshot.connectorConfigs.get(name);
-    if (config === undefined) throw connectorNotFound(name);
+    if (config === undefined) throw unknown(name);
     return config;
   }
 
@@ -304,20 +309,25 @@ export class DistributedHerder implements Herder {
   }
 
   async connectorStatus(name: string): Promise<ConnectorStateInfo> {
-    return this.stateInfo(await this.fresh(), name);
+    const snapshot = await this.fresh();
+    this.configOf(snapshot, name, notFound.connectorStatus);
+    return this.stateInfo(snapshot, name);
   }
 
   async taskStatus(connector: string, task: number): Promise<TaskState> {
     const snapshot = await this.fresh();
-    this.configOf(snapshot, connector);
-    // AbstractHerder.taskStatus's NotFoundException.
-    if (task < 0 || task >= (snapshot.taskConfigs.get(connector)?.length ?? 0))
-      throw new HerderError('not-found', `No status found for task ${connector}-${task}`);
+    // AbstractHerder.taskStatus: one text for an unknown connector and an unknown task.
+    if (
+      !snapshot.connectorConfigs.has(connector) ||
+      task < 0 ||
+      task >= (snapshot.taskConfigs.get(connector)?.length ?? 0)
+    )
+      throw notFound.taskStatus(connector, task);
     return this.taskStateOf(connector, task);
   }
 
+  /** As AbstractHerder: an unknown connector has used no topics (200, not 404). */
   async connectorActiveTopics(name: string): Promise<ActiveTopicsInfo> {
-    this.configOf(await this.fresh(), name);
     const topics = new Set(this.o.status.getTopics(name).map((t) => t.topic));
     return { topics: [...topics].sort() };
   }
@@ -459,7 +469,7 @@ export class DistributedHerder implements Herder {
 
   restartConnector(name: string): Promise<void> {
     return this.asLeader(async (snapshot) => {
-      this.configOf(snapshot, name);
+      this.configOf(snapshot, name, notFound.restart);
       await this.o.configs.putRestartRequest({
         connector: name,
         onlyFailed: false,
@@ -470,6 +480,7 @@ export class DistributedHerder implements Herder {
 
   restartConnectorAndTasks(request: RestartRequest): Promise<ConnectorStateInfo> {
     return this.asLeader(async (snapshot) => {
+      this.configOf(snapshot, request.connector, notFound.restart);
       await this.o.status.readToEnd();
       const before = this.stateInfo(snapshot, request.connector);
       const restartConnector = !request.onlyFailed || before.connector.state === 'FAILED';
@@ -492,9 +503,9 @@ export class DistributedHerder implements Herder {
 
   async restartTask(connector: string, task: number): Promise<void> {
     const snapshot = await this.fresh();
-    this.configOf(snapshot, connector);
+    this.configOf(snapshot, connector, notFound.restart);
     if (task < 0 || task >= (snapshot.taskConfigs.get(connector)?.length ?? 0))
-      throw new HerderError('not-found', `Task ${connector}-${task} not found`);
+      throw notFound.distributedTask(connector, task);
     const id = { connector, task };
     const restarted = await this.serial.run(async () => {
       if (!this.work.ownsTask(id)) return false;
@@ -518,7 +529,7 @@ export class DistributedHerder implements Herder {
 
   private setTarget(name: string, target: TargetState): Promise<void> {
     return this.asLeader(async (snapshot) => {
-      this.configOf(snapshot, name);
+      this.configOf(snapshot, name, notFound.targetState);
       if ((snapshot.targetStates.get(name) ?? 'RUNNING') === target) return;
       await this.o.configs.putTargetState(name, target);
     });
@@ -534,7 +545,7 @@ export class DistributedHerder implements Herder {
 
   stopConnector(name: string): Promise<void> {
     return this.asLeader(async (snapshot) => {
-      this.configOf(snapshot, name);
+      this.configOf(snapshot, name, notFound.targetState);
       // As Kafka Connect: no tasks first, so a worker seeing STOPPED finds none to run.
       if ((snapshot.taskConfigs.get(name)?.length ?? 0) > 0 || snapshot.inconsistent.has(name))
         await this.o.configs.putTaskConfigs(name, []);
@@ -651,8 +662,8 @@ export class DistributedHerder implements Herder {
     }
   }
 
+  /** As AbstractHerder: nothing to forget for an unknown connector (202, not 404). */
   async resetConnectorActiveTopics(name: string): Promise<void> {
-    this.configOf(await this.fresh(), name);
     for (const t of this.o.status.getTopics(name)) await this.o.status.deleteTopic(name, t.topic);
   }
 

@@ -186,10 +186,43 @@ export function isHerderError(error: unknown): error is HerderError {
   );
 }
 
-/** The error every herder gives for an unknown connector, with Kafka Connect's text. */
+/** An unknown connector, as most requests of Kafka Connect's herders word it. */
 export function connectorNotFound(name: string): HerderError {
   return new HerderError('not-found', `Connector ${name} not found`);
 }
+
+/**
+ * Kafka Connect's herders word "unknown connector" (or task) differently per request,
+ * and its standalone and distributed herders differ on some restarts; scripts and
+ * clients match on these texts, so each request answers with Kafka's (both 404):
+ *   connector           "Connector x not found"   info, config, tasks, PUT/PATCH config,
+ *                                                delete, offsets; the standalone herder's
+ *                                                restart and task restart
+ *   connectorStatus     "No status found for connector x"   AbstractHerder.connectorStatus
+ *   taskStatus          "No status found for task x-0"      AbstractHerder.taskStatus
+ *   targetState         "Unknown connector x"     pause, resume (AbstractHerder), stop
+ *                                                (DistributedHerder)
+ *   restart             "Unknown connector: x"    restart with includeTasks/onlyFailed (both
+ *                                                herders); the distributed herder's restart
+ *                                                and task restart
+ *   distributedTask     "Unknown task: x-0"       DistributedHerder.restartTask
+ *   standaloneTask      "Task x-0 not found"      StandaloneHerder.restartTask
+ * Kafka answers active topics (GET /topics, PUT /topics/reset) of an unknown connector
+ * with none, not 404: herders do the same.
+ */
+export const notFound = {
+  connector: connectorNotFound,
+  connectorStatus: (name: string) =>
+    new HerderError('not-found', `No status found for connector ${name}`),
+  taskStatus: (connector: string, task: number) =>
+    new HerderError('not-found', `No status found for task ${connector}-${task}`),
+  targetState: (name: string) => new HerderError('not-found', `Unknown connector ${name}`),
+  restart: (name: string) => new HerderError('not-found', `Unknown connector: ${name}`),
+  distributedTask: (connector: string, task: number) =>
+    new HerderError('not-found', `Unknown task: ${connector}-${task}`),
+  standaloneTask: (connector: string, task: number) =>
+    new HerderError('not-found', `Task ${connector}-${task} not found`),
+} as const;
 
 // ---- the interface --------------------------------------------------------------------
 
@@ -262,10 +295,10 @@ export interface Herder {
    */
   fenceZombies(name: string): Promise<void>;
 
-  /** Topics the connector has used since creation or the last reset; not-found if unknown. */
+  /** Topics the connector has used since creation or the last reset; none if unknown. */
   connectorActiveTopics(name: string): Promise<ActiveTopicsInfo>;
 
-  /** Forget the connector's active topics; not-found if unknown. */
+  /** Forget the connector's active topics; nothing to do if unknown. */
   resetConnectorActiveTopics(name: string): Promise<void>;
 
   /** The connector's committed offsets (source or sink shape); not-found if unknown. */

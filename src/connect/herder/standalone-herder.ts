@@ -53,9 +53,9 @@ import {
   type ConnectorStateInfo,
   type ConnectorTaskId,
   type Created,
-  connectorNotFound,
   type Herder,
   HerderError,
+  notFound,
   type OffsetsMessage,
   type RestartRequest,
   type TargetState,
@@ -110,9 +110,10 @@ export class StandaloneHerder implements Herder {
     });
   }
 
-  private entry(name: string) {
+  /** The stored connector; `unknown` is the request's not-found error (herder.ts's notFound). */
+  private entry(name: string, unknown: (name: string) => HerderError = notFound.connector) {
     const entry = this.o.configs.get(name);
-    if (entry === undefined) throw connectorNotFound(name);
+    if (entry === undefined) throw unknown(name);
     return entry;
   }
 
@@ -191,7 +192,7 @@ export class StandaloneHerder implements Herder {
   }
 
   async connectorStatus(name: string): Promise<ConnectorStateInfo> {
-    const entry = this.entry(name);
+    const entry = this.entry(name, notFound.connectorStatus);
     const workerId = this.o.worker.workerId;
     const tasks: TaskState[] = entry.taskConfigs.map(
       (_, task) =>
@@ -217,10 +218,10 @@ export class StandaloneHerder implements Herder {
   }
 
   async taskStatus(connector: string, task: number): Promise<TaskState> {
-    const entry = this.entry(connector);
-    // AbstractHerder.taskStatus's NotFoundException.
-    if (task < 0 || task >= entry.taskConfigs.length) {
-      throw new HerderError('not-found', `No status found for task ${connector}-${task}`);
+    // AbstractHerder.taskStatus: one text for an unknown connector and an unknown task.
+    const entry = this.o.configs.get(connector);
+    if (entry === undefined || task < 0 || task >= entry.taskConfigs.length) {
+      throw notFound.taskStatus(connector, task);
     }
     return (
       this.o.status.task({ connector, task }) ?? {
@@ -253,6 +254,7 @@ export class StandaloneHerder implements Herder {
 
   async restartConnectorAndTasks(request: RestartRequest): Promise<ConnectorStateInfo> {
     const name = request.connector;
+    this.entry(name, notFound.restart);
     const before = await this.connectorStatus(name);
     const restartConnector = !request.onlyFailed || before.connector.state === 'FAILED';
     const tasks = request.includeTasks
@@ -288,8 +290,7 @@ export class StandaloneHerder implements Herder {
     return this.serial.run(async () => {
       const entry = this.entry(connector);
       const config = entry.taskConfigs[task];
-      if (config === undefined)
-        throw new HerderError('not-found', `Task ${connector}-${task} not found`);
+      if (config === undefined) throw notFound.standaloneTask(connector, task);
       const id = { connector, task };
       await this.o.worker.stopTasks([id]);
       this.launchTask(id, entry.config, config, entry.targetState);
@@ -307,7 +308,7 @@ export class StandaloneHerder implements Herder {
 
   pauseConnector(name: string): Promise<void> {
     return this.serial.run(async () => {
-      const entry = this.entry(name);
+      const entry = this.entry(name, notFound.targetState);
       if (entry.targetState === 'PAUSED') return;
       this.o.configs.putTargetState(name, 'PAUSED');
       if (entry.targetState === 'STOPPED') {
@@ -323,7 +324,7 @@ export class StandaloneHerder implements Herder {
 
   resumeConnector(name: string): Promise<void> {
     return this.serial.run(async () => {
-      const entry = this.entry(name);
+      const entry = this.entry(name, notFound.targetState);
       if (entry.targetState === 'RUNNING') return;
       const wasStopped = entry.targetState === 'STOPPED';
       this.o.configs.putTargetState(name, 'RUNNING');
@@ -342,7 +343,6 @@ export class StandaloneHerder implements Herder {
     });
   }
 
-  /** Answers once the connector is STOPPED: bounded, since a stop interrupts a hung start. */
   /** As Kafka's standalone herder: there is no exactly-once support to fence for. */
   async fenceZombies(_name: string): Promise<void> {
     throw new HerderError(
@@ -351,9 +351,13 @@ export class StandaloneHerder implements Herder {
     );
   }
 
+  /** Answers once the connector is STOPPED: bounded, since a stop interrupts a hung start. */
   stopConnector(name: string): Promise<void> {
     const stopping = this.serial.run(async () => {
-      const entry = this.entry(name);
+      // The distributed herder's 404. Kafka's standalone herder answers 500 here ("No
+      // connector `x` configured", its memory config store's IllegalArgumentException
+      // that nothing maps): an accident, and a server error for a client's mistake.
+      const entry = this.entry(name, notFound.targetState);
       if (entry.targetState === 'STOPPED') return { wait: Promise.resolve() };
       this.o.configs.putTargetState(name, 'STOPPED');
       await this.o.worker.stopTasks(this.o.worker.taskIds(name));
@@ -365,13 +369,13 @@ export class StandaloneHerder implements Herder {
     return stopping.then(({ wait }) => wait);
   }
 
+  /** As AbstractHerder: an unknown connector has used no topics (200, not 404). */
   async connectorActiveTopics(name: string): Promise<ActiveTopicsInfo> {
-    this.entry(name);
     return { topics: [...(this.activeTopics.get(name) ?? [])].sort() };
   }
 
+  /** As AbstractHerder: nothing to forget for an unknown connector (202, not 404). */
   async resetConnectorActiveTopics(name: string): Promise<void> {
-    this.entry(name);
     this.activeTopics.delete(name);
   }
 

@@ -14,6 +14,9 @@
  *                                                   once source (internal: workers
  *                                                   forward it to the leader)
  *   GET  /connectors/{name}/tasks                   200 [TaskInfo]
+ *   GET  /connectors/{name}/tasks-config            200 {"<name>-<task>": config}: Kafka's
+ *                                                   deprecated form of /tasks (KIP-970),
+ *                                                   kept while clients still call it
  *   GET  /connectors/{name}/tasks/{task}/status     200 TaskState
  *   POST /connectors/{name}/tasks/{task}/restart    204
  * A task id that is not a whole number is an unknown resource (404), as JAX-RS answers.
@@ -127,6 +130,16 @@ export function registerConnectorStateResource(app: FastifyInstance, ctx: RestCo
   app.get('/connectors/:name/tasks', { schema: { params: connectorParams } }, async (request) => {
     return herder.taskConfigs((request.params as NameParams).name);
   });
+
+  app.get(
+    '/connectors/:name/tasks-config',
+    { schema: { params: connectorParams } },
+    async (request) => {
+      const tasks = await herder.taskConfigs((request.params as NameParams).name);
+      // Jackson writes a ConnectorTaskId map key with its toString(): "<connector>-<task>".
+      return Object.fromEntries(tasks.map((t) => [`${t.id.connector}-${t.id.task}`, t.config]));
+    },
+  );
 
   app.get(
     '/connectors/:name/tasks/:task/status',

@@ -65,7 +65,14 @@ const herderErrors: Record<HerderErrorKind, { status: number; message: string | 
   timeout: { status: 500, message: restMessages.timedOut },
 };
 
-/** fastify's own error codes that are the client's fault, by code. */
+/**
+ * fastify's own error codes that are the client's fault, by code. Deliberately not
+ * Kafka's status here: Kafka Connect registers Jackson's provider without its
+ * exception mappers, so a body that is not JSON, or a value of the wrong type, reaches
+ * its catch-all ConnectExceptionMapper and answers 500 with Jackson's text. A 500 tells
+ * a client (and its retry logic) the server failed; these are the client's mistakes,
+ * so they keep Kafka's body shape with a 400 (413, 415) and a message naming the field.
+ */
 const fastifyErrors: Record<string, number> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 400,
   FST_ERR_CTP_EMPTY_JSON_BODY: 400,

@@ -32,10 +32,10 @@ describe('GET /connectors/{name}/status', () => {
     });
   });
 
-  it('is 404 for an unknown connector', async () => {
+  it('is 404 "No status found for connector X" for an unknown connector', async () => {
     const res = await f.app.inject({ method: 'GET', url: '/connectors/nope/status' });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error_code: 404, message: 'Connector nope not found' });
+    expect(res.json()).toEqual({ error_code: 404, message: 'No status found for connector nope' });
   });
 });
 
@@ -75,12 +75,16 @@ describe('POST /connectors/{name}/restart', () => {
     expect(body.tasks.map((t: { state: string }) => t.state)).toEqual(['RUNNING', 'RESTARTING']);
   });
 
-  it('is 404 for an unknown connector, either way', async () => {
+  it("is 404 for an unknown connector, either way, with the standalone herder's texts", async () => {
+    const answers = [];
     for (const url of ['/connectors/nope/restart', '/connectors/nope/restart?includeTasks=true']) {
       const res = await f.app.inject({ method: 'POST', url });
-      expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error_code: 404, message: 'Connector nope not found' });
+      answers.push({ status: res.statusCode, body: res.json() });
     }
+    expect(answers).toEqual([
+      { status: 404, body: { error_code: 404, message: 'Connector nope not found' } },
+      { status: 404, body: { error_code: 404, message: 'Unknown connector: nope' } },
+    ]);
   });
 });
 
@@ -114,11 +118,11 @@ describe('PUT /connectors/{name}/pause|resume|stop', () => {
     expect(tasks.json()).toEqual([]);
   });
 
-  it('are 404 for an unknown connector', async () => {
+  it('are 404 "Unknown connector X" for an unknown connector', async () => {
     for (const action of ['pause', 'resume', 'stop']) {
       const res = await f.app.inject({ method: 'PUT', url: `/connectors/nope/${action}` });
       expect(res.statusCode).toBe(404);
-      expect(res.json().error_code).toBe(404);
+      expect(res.json()).toEqual({ error_code: 404, message: 'Unknown connector nope' });
     }
   });
 });
@@ -131,6 +135,14 @@ describe('tasks', () => {
     expect(body).toHaveLength(2);
     expect(body[1].id).toEqual({ connector: 'src', task: 1 });
     expect(body[1].config.file).toBe('/tmp/in.txt');
+  });
+
+  it('GET /tasks-config (deprecated) maps "<connector>-<task>" to each config', async () => {
+    const res = await f.app.inject({ method: 'GET', url: '/connectors/src/tasks-config' });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(Object.keys(body)).toEqual(['src-0', 'src-1']);
+    expect(body['src-1'].file).toBe('/tmp/in.txt');
   });
 
   it('GET /tasks/{id}/status answers the task state; unknown task is 404', async () => {

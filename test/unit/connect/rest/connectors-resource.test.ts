@@ -94,6 +94,18 @@ describe('POST /connectors', () => {
     expect(status.json().tasks[0].state).toBe('PAUSED');
   });
 
+  it('reads initial_state in any case and refuses another value with 400 naming the allowed', async () => {
+    const paused = await create('src', sourceConfig('src'), { initial_state: 'paused' });
+    const refused = await create('other', sourceConfig('other'), { initial_state: 'asleep' });
+    expect(paused.statusCode).toBe(201);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({
+      error_code: 400,
+      message:
+        'Invalid initial_state asleep: must be one of RUNNING, PAUSED, STOPPED (in any case)',
+    });
+  });
+
   it('answers bad JSON with 400 in the Connect error shape', async () => {
     const res = await f.app.inject({
       method: 'POST',

@@ -1,8 +1,10 @@
 /**
  * A small in-memory Herder for the REST tests: a test double of the runtime (no broker,
  * no worker), keeping connectors, target states, task configs, statuses and offsets in
- * maps and following the Herder contract's errors with Kafka Connect's texts. Configs
- * are validated with the real config-validation.ts, so 400s carry real per-field errors.
+ * maps and following the Herder contract's errors with Kafka Connect's texts (herder.ts's
+ * `notFound`, as the real herders use them; the standalone herder's where the two
+ * differ). Configs are validated with the real config-validation.ts, so 400s carry real
+ * per-field errors.
  *
  * `failNextWith(error)` makes the next herder call reject with that error, to drive the
  * REST layer's error mapping (rebalance, not leader, timeout).
@@ -17,9 +19,9 @@ import {
   type ConnectorStateInfo,
   type ConnectorType,
   type Created,
-  connectorNotFound,
   type Herder,
   HerderError,
+  notFound,
   type OffsetsMessage,
   offsetsMessages,
   type RestartRequest,
@@ -86,9 +88,9 @@ export class InMemoryHerder implements Herder {
     return fn();
   }
 
-  private get(name: string): Entry {
+  private get(name: string, unknown: (name: string) => HerderError = notFound.connector): Entry {
     const entry = this.entries.get(name);
-    if (entry === undefined) throw connectorNotFound(name);
+    if (entry === undefined) throw unknown(name);
     return entry;
   }
 
@@ -200,13 +202,14 @@ export class InMemoryHerder implements Herder {
   }
 
   connectorStatus(name: string): Promise<ConnectorStateInfo> {
-    return this.call(() =>
-      this.status(
+    return this.call(() => {
+      this.get(name, notFound.connectorStatus);
+      return this.status(
         name,
         () => false,
         () => false,
-      ),
-    );
+      );
+    });
   }
 
   private status(
@@ -241,9 +244,7 @@ export class InMemoryHerder implements Herder {
   taskStatus(connector: string, task: number): Promise<TaskState> {
     return this.call(() => {
       const t = this.entries.get(connector)?.tasks[task];
-      if (t === undefined) {
-        throw new HerderError('not-found', `No status found for task ${connector}-${task}`);
-      }
+      if (t === undefined) throw notFound.taskStatus(connector, task);
       return {
         id: task,
         state: t.state,
@@ -260,25 +261,25 @@ export class InMemoryHerder implements Herder {
   }
 
   restartConnectorAndTasks(request: RestartRequest): Promise<ConnectorStateInfo> {
-    return this.call(() =>
-      this.status(
+    return this.call(() => {
+      this.get(request.connector, notFound.restart);
+      return this.status(
         request.connector,
         (e) => !request.onlyFailed || e.state === 'FAILED',
         (t) => request.includeTasks && (!request.onlyFailed || t.state === 'FAILED'),
-      ),
-    );
+      );
+    });
   }
 
   restartTask(connector: string, task: number): Promise<void> {
     return this.call(() => {
-      if (this.get(connector).tasks[task] === undefined) {
-        throw new HerderError('not-found', `Task ${connector}-${task} not found`);
-      }
+      if (this.get(connector).tasks[task] === undefined)
+        throw notFound.standaloneTask(connector, task);
     });
   }
 
   private retarget(name: string, target: TargetState): void {
-    const e = this.get(name);
+    const e = this.get(name, notFound.targetState);
     e.target = target;
     e.state = target;
     if (target === 'STOPPED') e.tasks = [];
@@ -291,7 +292,7 @@ export class InMemoryHerder implements Herder {
 
   resumeConnector(name: string): Promise<void> {
     return this.call(() => {
-      const wasStopped = this.get(name).target === 'STOPPED';
+      const wasStopped = this.get(name, notFound.targetState).target === 'STOPPED';
       this.retarget(name, 'RUNNING');
       if (wasStopped) this.write(name, this.get(name).config);
     });
@@ -308,12 +309,13 @@ export class InMemoryHerder implements Herder {
   }
 
   connectorActiveTopics(name: string): Promise<ActiveTopicsInfo> {
-    return this.call(() => ({ topics: [...this.get(name).topics] }));
+    return this.call(() => ({ topics: [...(this.entries.get(name)?.topics ?? [])] }));
   }
 
   resetConnectorActiveTopics(name: string): Promise<void> {
     return this.call(() => {
-      this.get(name).topics = [];
+      const entry = this.entries.get(name);
+      if (entry !== undefined) entry.topics = [];
     });
   }
 
