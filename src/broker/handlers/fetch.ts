@@ -25,6 +25,14 @@
  * isolation_level 0 the list is empty. Control batches are sent as stored: clients
  * read the markers and never hand them to applications.
  *
+ * Leader epochs (the single node's is always LEADER_EPOCH, stamped on every batch it
+ * appends): a current_leader_epoch (v9+) above it is UNKNOWN_LEADER_EPOCH. A
+ * last_fetched_epoch (v12+) is checked as Kafka's Partition.readRecords does: an epoch
+ * the log has no entry for (a later one, or any on an empty log) is
+ * OFFSET_OUT_OF_RANGE; for LEADER_EPOCH, a fetch offset past the log end gets no
+ * records but a diverging epoch {LEADER_EPOCH, log end}, which tells the client to
+ * truncate to the log end rather than reset its position.
+ *
  * No fetch sessions: session id 0. A single node: preferred read replica -1.
  */
 import { setMaxListeners } from 'node:events';
@@ -40,7 +48,7 @@ import {
   RECORDS,
 } from '../../protocol/record-batch.ts';
 import { LogError } from '../log/errors.ts';
-import type { PartitionLog } from '../log/partition-log.ts';
+import { LEADER_EPOCH, type PartitionLog } from '../log/partition-log.ts';
 import { recordFetched } from '../metrics/broker-metrics.ts';
 import type { AnswerBuffers } from '../server/answer-buffers.ts';
 import type { BrokerServices } from './broker-services.ts';
@@ -55,6 +63,9 @@ interface Wanted {
   topic: string;
   partition: number;
   fetchOffset: number;
+  /** -1: none given (or a version without the field). */
+  currentLeaderEpoch: number;
+  lastFetchedEpoch: number;
   maxBytes: number;
   log: PartitionLog | LogError;
 }
@@ -75,6 +86,8 @@ export const handleFetch: RequestHandler<BrokerServices> = async (body, context,
         topic: t.topic,
         partition: p.partition,
         fetchOffset: Number(p.fetchOffset),
+        currentLeaderEpoch: (p.currentLeaderEpoch as number | undefined) ?? -1,
+        lastFetchedEpoch: (p.lastFetchedEpoch as number | undefined) ?? -1,
         maxBytes: p.partitionMaxBytes,
         log,
       });
@@ -154,6 +167,21 @@ function readAll(
     }
     ends.push(log.logEndOffset);
     const lso = services.producerStates.lastStableOffset(log);
+    const epochs = checkEpochs(w, log);
+    if (epochs !== undefined) {
+      partition.highWatermark = log.highWatermark;
+      partition.lastStableOffset = lso;
+      partition.logStartOffset = log.logStartOffset;
+      if (typeof epochs === 'number') {
+        partition.errorCode = epochs;
+        failed = true;
+      } else {
+        // No records: the answer itself is the news, so the long poll does not wait.
+        partition.divergingEpoch = epochs;
+        failed = true;
+      }
+      continue;
+    }
     try {
       const limit = Math.min(w.maxBytes, maxBytes - bytes);
       const first = bytes === 0;
@@ -190,6 +218,24 @@ function readAll(
     }
   }
   return { responses, records, bytes, failed, ends };
+}
+
+/**
+ * What the partition's leader epochs say before reading: an error code, a diverging
+ * epoch, or undefined to read (see the header).
+ */
+function checkEpochs(
+  w: Wanted,
+  log: PartitionLog,
+): number | { epoch: number; endOffset: number } | undefined {
+  if (w.currentLeaderEpoch > LEADER_EPOCH) return ErrorCode.UNKNOWN_LEADER_EPOCH;
+  if (w.lastFetchedEpoch < 0) return undefined;
+  // The epoch cache holds LEADER_EPOCH from the first record on, nothing before.
+  if (w.lastFetchedEpoch !== LEADER_EPOCH || log.logEndOffset === 0)
+    return ErrorCode.OFFSET_OUT_OF_RANGE;
+  if (w.fetchOffset < log.logStartOffset) return ErrorCode.OFFSET_OUT_OF_RANGE;
+  if (w.fetchOffset > log.logEndOffset) return { epoch: LEADER_EPOCH, endOffset: log.logEndOffset };
+  return undefined;
 }
 
 /**

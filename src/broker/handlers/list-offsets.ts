@@ -20,6 +20,7 @@
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import { LogError } from '../log/errors.ts';
+import { LEADER_EPOCH } from '../log/partition-log.ts';
 import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
 
@@ -29,8 +30,6 @@ const MAX_TIMESTAMP = -3;
 const EARLIEST_LOCAL = -4;
 const LATEST_TIERED = -5;
 const READ_COMMITTED = 1;
-/** Every partition's leader epoch on the single node (Metadata answers the same). */
-export const LEADER_EPOCH = 0;
 
 export const handleListOffsets: RequestHandler<BrokerServices> = (body, context, services) => {
   const topics = (body.topics as Message[]).map((t) => ({

@@ -13,6 +13,7 @@ import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import { LogError } from '../log/errors.ts';
 import type { TopicDescription } from '../log/log-manager.ts';
+import { LEADER_EPOCH } from '../log/partition-log.ts';
 import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
 
@@ -65,7 +66,7 @@ function describeTopic(t: TopicDescription, nodeId: number): Message {
       errorCode: 0,
       partitionIndex: p,
       leaderId: nodeId,
-      leaderEpoch: 0,
+      leaderEpoch: LEADER_EPOCH,
       replicaNodes: [nodeId],
       isrNodes: [nodeId],
       offlineReplicas: [],

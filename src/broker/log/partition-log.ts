@@ -39,6 +39,7 @@ import {
   decodeRecords,
   iterateBatches,
   type Record as LogRecord,
+  PARTITION_LEADER_EPOCH,
   setBaseOffset,
   stampLogAppendTime,
 } from '../../protocol/record-batch.ts';
@@ -87,6 +88,13 @@ export interface PartitionLogOptions {
 
 /** Relative offsets in the indexes are u32: roll before an offset would not fit. */
 const MAX_RELATIVE_OFFSET = 0xffffffff;
+
+/**
+ * The leader epoch of every partition of the single node: it never changes leader.
+ * Stamped on each appended batch as Kafka's leader does, answered by Metadata and
+ * ListOffsets, and checked against current_leader_epoch and last_fetched_epoch.
+ */
+export const LEADER_EPOCH = 0;
 
 export class PartitionLog {
   readonly dir: string;
@@ -225,6 +233,7 @@ export class PartitionLog {
     for (const b of validated.batches) {
       const lastOffsetDelta = b.lastOffset;
       setBaseOffset(buf, b.position, next);
+      buf.writeInt32BE(LEADER_EPOCH, b.position + PARTITION_LEADER_EPOCH);
       b.baseOffset = next;
       b.lastOffset = next + lastOffsetDelta;
       if (config.logAppendTime) {

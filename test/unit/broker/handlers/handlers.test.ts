@@ -417,3 +417,78 @@ describe('configs', () => {
     expect(bad.responses[0].errorCode).toBe(ErrorCode.INVALID_CONFIG);
   });
 });
+
+describe('Fetch v12 and leader epochs', () => {
+  const fetch12 = (
+    topic: string,
+    fetchOffset: number,
+    epochs: { lastFetchedEpoch?: number; currentLeaderEpoch?: number },
+  ) =>
+    c
+      .request(ApiKey.Fetch, 12, {
+        replicaId: -1,
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1 << 20,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [
+          {
+            topic,
+            partitions: [
+              {
+                partition: 0,
+                currentLeaderEpoch: epochs.currentLeaderEpoch ?? -1,
+                fetchOffset: BigInt(fetchOffset),
+                lastFetchedEpoch: epochs.lastFetchedEpoch ?? -1,
+                logStartOffset: -1n,
+                partitionMaxBytes: 1 << 20,
+              },
+            ],
+          },
+        ],
+        forgottenTopicsData: [],
+        rackId: '',
+      })
+      .then((r) => r.responses[0].partitions[0]);
+
+  it('stamps the leader epoch on appended batches and checks last_fetched_epoch as Kafka does', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'epochs' }, { name: 'epochs-empty' }],
+      allowAutoTopicCreation: true,
+    });
+    // A producer's own partitionLeaderEpoch is replaced by the leader's, as Kafka does.
+    await produce('epochs', 0, batch(['a', 'b'], 1000, { partitionLeaderEpoch: 7 }));
+    const read = await fetch12('epochs', 0, {});
+    expect(read.errorCode).toBe(0);
+    expect((read.records as Buffer).readInt32BE(12)).toBe(0);
+
+    // The epoch the client read last, with an offset inside the log: records as usual.
+    const same = await fetch12('epochs', 1, { lastFetchedEpoch: 0 });
+    expect(same.errorCode).toBe(0);
+    // Whole batches, as always: the one holding offset 1.
+    expect(decodeRecords(same.records as Buffer, 0).map((r) => r.value?.toString())).toEqual([
+      'a',
+      'b',
+    ]);
+    expect(same.divergingEpoch).toMatchObject({ epoch: -1, endOffset: -1n });
+    // Past the log end with the same epoch: the log diverged; truncate to its end.
+    const ahead = await fetch12('epochs', 5, { lastFetchedEpoch: 0 });
+    expect(ahead.errorCode).toBe(0);
+    expect(ahead.divergingEpoch).toEqual({ epoch: 0, endOffset: 2n });
+    expect((ahead.records as Buffer).length).toBe(0);
+    // An epoch the log never had, or any on an empty log: the position is out of range.
+    expect((await fetch12('epochs', 1, { lastFetchedEpoch: 3 })).errorCode).toBe(
+      ErrorCode.OFFSET_OUT_OF_RANGE,
+    );
+    expect((await fetch12('epochs-empty', 0, { lastFetchedEpoch: 0 })).errorCode).toBe(
+      ErrorCode.OFFSET_OUT_OF_RANGE,
+    );
+    // current_leader_epoch: 0 is the leader's, a later one unknown.
+    expect((await fetch12('epochs', 0, { currentLeaderEpoch: 0 })).errorCode).toBe(0);
+    expect((await fetch12('epochs', 0, { currentLeaderEpoch: 1 })).errorCode).toBe(
+      ErrorCode.UNKNOWN_LEADER_EPOCH,
+    );
+  });
+});

@@ -23,7 +23,7 @@ describe('request router', () => {
       );
       expect(ranges).toMatchObject({
         [ApiKey.Produce]: [0, 9],
-        [ApiKey.Fetch]: [0, 11],
+        [ApiKey.Fetch]: [0, 12],
         [ApiKey.ListOffsets]: [0, 10],
         [ApiKey.Metadata]: [0, 9],
         [ApiKey.ApiVersions]: [0, 4],
@@ -47,8 +47,8 @@ describe('request router', () => {
   it('closes the connection on a version it does not advertise, after answering earlier requests', async () => {
     const c = await client();
     const earlier = c.request(ApiKey.ApiVersions, 0, {});
-    // Fetch v12: the codec reads it, the handler does not serve it (advertised-versions.ts).
-    c.send(ApiKey.Fetch, 12, { maxWaitMs: 0, minBytes: 0, topics: [] });
+    // ListGroups v3: the codec reads it, the broker holds it back (advertised-versions.ts).
+    c.send(ApiKey.ListGroups, 3, {});
     expect((await earlier).errorCode).toBe(0);
     await c.closed;
   });
