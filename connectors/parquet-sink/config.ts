@@ -16,10 +16,11 @@ import {
   oneOf,
   type Validator,
 } from '../../src/connect/api/index.ts';
-import type { ParquetCodec } from './codecs.ts';
+import { DEFAULT_ZSTD_LEVEL, type ParquetCodec, ZSTD_LEVELS } from './codecs.ts';
 import type { DebeziumTypesMode, SemanticTypes } from './debezium-types.ts';
 import { canonical, enumOf } from './enum-values.ts';
 import { PARTITIONER_CLASS_NAMES, partitionerKind } from './partitioner.ts';
+import { PathFormatter } from './path-format.ts';
 import { type S3Features, s3ConfigDefs, toS3Features, validateS3Config } from './s3-config.ts';
 import { COMPATIBILITIES, type Compatibility } from './schema-evolution.ts';
 import { extractorKind } from './time-based-partitioner.ts';
@@ -27,20 +28,31 @@ import type { NullBehavior } from './topic-partition-writer.ts';
 import { unsupportedKeyErrors } from './unsupported-keys.ts';
 
 const MiB = 1024 * 1024;
+/** parquet-mr's name (ZstandardCodec), so a level set for parquet-mr writers reads the same. */
+const ZSTD_LEVEL_KEY = 'parquet.compression.codec.zstd.level';
 
 const GROUP_STORE = 'Storage';
 const GROUP_FILES = 'Files';
 const GROUP_PARTITIONER = 'Partitioner';
 
 const NULL_BEHAVIORS: readonly NullBehavior[] = ['fail', 'ignore', 'write'];
-const PARQUET_CODECS: readonly ParquetCodec[] = ['snappy', 'gzip', 'zstd', 'none'];
-/** Codecs Confluent's ParquetFormat takes that this writer does not. */
-const OTHER_CONFLUENT_CODECS = ['lzo', 'brotli', 'lz4', 'lz4_raw'];
+const PARQUET_CODECS: readonly ParquetCodec[] = [
+  'snappy',
+  'gzip',
+  'zstd',
+  'brotli',
+  'lz4_raw',
+  'none',
+];
+/** Codecs Confluent's ParquetFormat takes that this writer does not, and why (codecs.ts). */
+const REFUSED_CODECS: Record<string, string> = {
+  lz4: "Parquet's LZ4 codec is deprecated (writers framed it in incompatible ways); use lz4_raw, the LZ4 codec current readers take",
+  lzo: 'this sink has no LZO compressor; use lz4_raw or snappy for fast compression, zstd for small files',
+};
 
 const parquetCodec: Validator<string> = (v, key) => {
-  if (OTHER_CONFLUENT_CODECS.includes(v.toLowerCase())) {
-    return `not supported: ${key}=${v}; use snappy, gzip, zstd or none`;
-  }
+  const why = REFUSED_CODECS[v.toLowerCase()];
+  if (why !== undefined) return `not supported: ${key}=${v}: ${why}`;
   return enumOf(...PARQUET_CODECS)(v, key);
 };
 
@@ -94,7 +106,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'rotate.schedule.interval.ms',
     type: 'long',
     default: -1,
-    doc: 'Write open files at wall-clock multiples of this interval (-1: off); idle partitions too, on the empty put the runtime makes when no records come',
+    doc: 'Write open files at multiples of this interval from local midnight in timezone, the last one of each day cut at the next midnight, as Confluent schedules them (-1: off); idle partitions too, on the empty put the runtime makes when no records come',
     group: GROUP_FILES,
   }),
   define({
@@ -102,7 +114,16 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     type: 'string',
     default: 'snappy',
     validator: parquetCodec,
-    doc: 'Parquet compression codec',
+    doc: "Parquet compression codec: snappy, gzip, zstd, brotli, lz4_raw or none (Confluent's lz4 and lzo are refused); it names the files' extension (.snappy.parquet, .gz.parquet, .zstd.parquet, .br.parquet, .lz4raw.parquet, .parquet)",
+    group: GROUP_FILES,
+  }),
+  define({
+    name: ZSTD_LEVEL_KEY,
+    type: 'int',
+    default: null,
+    defaultDoc: String(DEFAULT_ZSTD_LEVEL),
+    validator: between(ZSTD_LEVELS.min, ZSTD_LEVELS.max),
+    doc: `zstd level of parquet.codec=zstd, ${ZSTD_LEVELS.min} to ${ZSTD_LEVELS.max} (parquet-mr's key; Confluent's sink has none and writes ${DEFAULT_ZSTD_LEVEL}); refused with another codec`,
     group: GROUP_FILES,
   }),
   define({
@@ -301,7 +322,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'timezone',
     type: 'string',
     default: 'UTC',
-    doc: 'Time zone of path.format folders',
+    doc: 'Time zone (IANA name) of path.format folders and of the rotate.schedule.interval.ms schedule',
     group: GROUP_PARTITIONER,
   }),
   define({
@@ -347,6 +368,8 @@ export interface ParquetSinkConfig {
   rotateIntervalMs: number;
   rotateScheduleIntervalMs: number;
   codec: ParquetCodec;
+  /** parquet.compression.codec.zstd.level; DEFAULT_ZSTD_LEVEL when absent. */
+  zstdLevel?: number;
   nullBehavior: NullBehavior;
   types: SemanticTypes;
   compatibility: Compatibility;
@@ -394,6 +417,7 @@ export function toSinkConfig(v: Readonly<Record<string, unknown>>): ParquetSinkC
     rotateIntervalMs: v['rotate.interval.ms'] as number,
     rotateScheduleIntervalMs: v['rotate.schedule.interval.ms'] as number,
     codec: canonical(PARQUET_CODECS, v['parquet.codec'] as string),
+    zstdLevel: (v[ZSTD_LEVEL_KEY] as number | null) ?? DEFAULT_ZSTD_LEVEL,
     nullBehavior: canonical(NULL_BEHAVIORS, v['behavior.on.null.values'] as string),
     types: {
       debeziumTypes: canonical<DebeziumTypesMode>(
@@ -458,6 +482,15 @@ export function validateSinkConfig(v: Readonly<Record<string, unknown>>): Config
       message: 'expected file:///path or an http(s):// S3 endpoint',
     });
   }
+  const zstdLevel = v[ZSTD_LEVEL_KEY] as number | null;
+  const codec = v['parquet.codec'] as string;
+  if (zstdLevel !== null && zstdLevel !== undefined && codec.toLowerCase() !== 'zstd') {
+    errors.push({
+      key: ZSTD_LEVEL_KEY,
+      value: zstdLevel,
+      message: `applies to parquet.codec=zstd only, not ${codec}: remove it or set parquet.codec=zstd`,
+    });
+  }
   const scale = v['parquet.variable.scale.decimal.scale'] as number;
   if (scale > 38) {
     errors.push({
@@ -490,7 +523,15 @@ export function validateSinkConfig(v: Readonly<Record<string, unknown>>): Config
       });
     }
   }
-  if (kind === 'time' || kind === 'daily' || kind === 'hourly') {
+  const zoned = kind === 'time' || kind === 'daily' || kind === 'hourly';
+  if (zoned || (v['rotate.schedule.interval.ms'] as number) > 0) {
+    try {
+      new PathFormatter('', v.timezone as string, 'en');
+    } catch (e) {
+      errors.push({ key: 'timezone', value: v.timezone, message: (e as Error).message });
+    }
+  }
+  if (zoned) {
     try {
       extractorKind(v['timestamp.extractor'] as string);
     } catch (e) {

@@ -6,9 +6,10 @@
  * where '/' is `directory.delim`, '+' is `file.delim`, the start offset is zero-padded to
  * `filename.offset.zero.pad.width` digits (so names sort in offset order) and <ext> is
  * Confluent's ParquetFormat extension for the codec: parquet-mr's codec extension
- * before `.parquet` (`.snappy.parquet`, `.gz.parquet`, `.zstd.parquet`; `.parquet`
- * uncompressed). Existing readers and Hive-style table definitions find the files, and
- * a bucket Confluent's connector wrote is resumed in place.
+ * before `.parquet` (`.snappy.parquet`, `.gz.parquet`, `.zstd.parquet`, `.br.parquet`,
+ * `.lz4raw.parquet`; `.parquet` uncompressed). Existing readers and Hive-style table
+ * definitions find the files, and a bucket Confluent's connector wrote is resumed in
+ * place.
  *
  * Names this sink wrote before it followed Confluent's extensions end in `.parquet`
  * whatever the codec. parseFileName() reads both forms, and recovery replays an
@@ -28,6 +29,8 @@ const CODEC_EXTENSIONS: Record<ParquetCodec, string> = {
   snappy: '.snappy',
   gzip: '.gz',
   zstd: '.zstd',
+  brotli: '.br',
+  lz4_raw: '.lz4raw',
 };
 
 export function parquetExtension(codec: ParquetCodec): string {

@@ -79,7 +79,8 @@ const CONVERTED_TYPES = [
   'BSON',
   'INTERVAL',
 ];
-const CODECS = { UNCOMPRESSED: 0, SNAPPY: 1, GZIP: 2, ZSTD: 6 } as const;
+/** CompressionCodec numbers in parquet.thrift. */
+const CODECS = { UNCOMPRESSED: 0, SNAPPY: 1, GZIP: 2, BROTLI: 4, ZSTD: 6, LZ4_RAW: 7 } as const;
 const TIME_UNITS = { MILLIS: 1, MICROS: 2, NANOS: 3 } as const;
 const Encoding = { PLAIN: 0, RLE: 3, RLE_DICTIONARY: 8 } as const;
 const PageType = { DATA_PAGE: 0, DICTIONARY_PAGE: 2 } as const;
@@ -160,7 +161,7 @@ export function encodeFlatParquet(
     if (c.rows !== rows) throw new Error('flat columns of different lengths');
   }
   const codec = codecName(options.codec);
-  const file = new FileSink(CODECS[codec], compressorFor(codec));
+  const file = new FileSink(CODECS[codec], compressorFor(codec, options.zstdLevel));
   file.write(MAGIC);
   const groups: RowGroupMeta[] = [];
   for (let start = 0; start < rows; start += rowGroupRows) {

@@ -13,7 +13,7 @@
  *   - tombstones in a folder of their own (tombstone.encoded.partition);
  *   - Hive integration, HDFS storage, Content-MD5 digests (s3.send.digest), schema-name
  *     folders (s3.schema.partition.affix.type), max.write.duration.ms;
- *   - parquet.codec lzo, brotli, lz4 and lz4_raw;
+ *   - parquet.codec lzo and lz4 (Parquet's deprecated Hadoop-framed LZ4; lz4_raw is written);
  *   - credential providers without an SDK v3 counterpart (Java system properties,
  *     custom classes).
  * Accepted with nothing to do here, as documented per key: s3.elastic.buffer.*,

@@ -24,6 +24,8 @@ const ROW_GROUP_ROWS = 122_880;
 
 export interface EncodeOptions {
   codec: ParquetCodec;
+  /** parquet.compression.codec.zstd.level, for codec zstd; DEFAULT_ZSTD_LEVEL when absent. */
+  zstdLevel?: number;
   /** Key-value metadata for the footer, written in the order given. */
   kv: Array<{ key: string; value: string }>;
 }
@@ -60,7 +62,7 @@ export function encodeParquet(
     writer,
     schema: elements,
     codec,
-    compressors: compressorsFor(codec),
+    compressors: compressorsFor(codec, options.zstdLevel),
     kvMetadata: options.kv,
     createdBy: CREATED_BY,
   });

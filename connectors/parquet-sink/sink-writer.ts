@@ -48,6 +48,7 @@ import { parquetExtension, topicPrefix } from './file-naming.ts';
 import { type ObjectStore, StoreError } from './object-store.ts';
 import { createPartitioner, partitionerKind } from './partitioner.ts';
 import { isForeign, recoverPosition } from './recovery.ts';
+import { RotationSchedule } from './rotation-schedule.ts';
 import { TopicPartitionWriter, WriteCounts } from './topic-partition-writer.ts';
 
 const CHECK_EVERY = 1000;
@@ -60,6 +61,8 @@ const PREPARE_ENCODER_MIN_ROWS = 10_000;
 export class ParquetSinkWriter {
   private readonly writers = new Map<string, TopicPartitionWriter>();
   private readonly encoder: FileEncoder;
+  /** Shared by the partition writers: building a zone's Intl formatters takes milliseconds. */
+  private readonly rotationSchedule: RotationSchedule | undefined;
   /** Files made durable by this task and their bytes (parquet_sink_* metrics). */
   readonly written = new WriteCounts();
 
@@ -77,6 +80,10 @@ export class ParquetSinkWriter {
     } = {},
   ) {
     this.encoder = new FileEncoder(options.encoder);
+    this.rotationSchedule =
+      config.rotateScheduleIntervalMs > 0
+        ? new RotationSchedule(config.rotateScheduleIntervalMs, config.partitioner.timezone)
+        : undefined;
   }
 
   /**
@@ -248,9 +255,10 @@ export class ParquetSinkWriter {
             c.rotateIntervalMs > 0 &&
             ['time', 'daily', 'hourly'].includes(partitionerKind(c.partitioner.className)),
           codec: c.codec,
+          zstdLevel: c.zstdLevel,
           flushSize: c.flushSize,
           rotateIntervalMs: c.rotateIntervalMs,
-          rotateScheduleIntervalMs: c.rotateScheduleIntervalMs,
+          rotationSchedule: this.rotationSchedule,
           nullBehavior: c.nullBehavior,
           types: c.types,
           compatibility: c.compatibility,

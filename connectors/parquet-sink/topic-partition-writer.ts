@@ -11,9 +11,10 @@
  *   1. a boundary recovered from an incomplete group (replay closes exactly there);
  *   2. rotate.interval.ms: the record's time (partitioner's timestamp extractor) is
  *      that far past the group's first record time -> close before this record;
- *   3. rotate.schedule.interval.ms: the task clock passed the next boundary aligned to
- *      multiples of the interval (UTC) -> close before this record; tick() does the
- *      same for idle partitions;
+ *   3. rotate.schedule.interval.ms: the task clock passed the boundary the schedule
+ *      gave when the group opened (rotation-schedule.ts: Confluent's multiples of the
+ *      interval since local midnight in `timezone`) -> close before this record;
+ *      tick() does the same for idle partitions;
  *   4. rotate.file.on.partition.change (with rotate.interval.ms and a time-based
  *      partitioner, as Confluent honours it): the record goes to another folder than
  *      the record before it -> close before this record;
@@ -74,6 +75,7 @@ import {
   isForeign,
   type RecoveredPosition,
 } from './recovery.ts';
+import type { RotationSchedule } from './rotation-schedule.ts';
 import { RowBuffer } from './row-buffer.ts';
 import { type Compatibility, evolve } from './schema-evolution.ts';
 import { InferenceError, inferSchema, matchesInference } from './schema-inference.ts';
@@ -102,11 +104,13 @@ export interface WriterSettings {
    */
   rotateOnPartitionChange?: boolean;
   codec: ParquetCodec;
+  /** parquet.compression.codec.zstd.level; the codec's default when absent. */
+  zstdLevel?: number;
   flushSize: number;
   /** <= 0: off. */
   rotateIntervalMs: number;
-  /** <= 0: off. */
-  rotateScheduleIntervalMs: number;
+  /** rotate.schedule.interval.ms in `timezone`; absent: off. */
+  rotationSchedule?: RotationSchedule;
   nullBehavior: NullBehavior;
   /** How Debezium's semantic types are written (parquet.debezium.logical.types). */
   types?: SemanticTypes;
@@ -315,7 +319,7 @@ export class TopicPartitionWriter {
     ) {
       this.closeGroup();
     }
-    if (this.s.rotateScheduleIntervalMs > 0) this.tick(this.clock.now());
+    if (this.s.rotationSchedule !== undefined) this.tick(this.clock.now());
 
     if (record.value === null || record.value === undefined) {
       if (this.s.nullBehavior === 'fail') {
@@ -348,10 +352,8 @@ export class TopicPartitionWriter {
         this.pendingBoundary !== undefined
           ? (this.replayExtension ?? this.s.extension)
           : this.s.extension;
-      if (this.s.rotateScheduleIntervalMs > 0 && this.pendingBoundary === undefined) {
-        const now = this.clock.now();
-        const interval = this.s.rotateScheduleIntervalMs;
-        this.nextScheduledRotation = Math.floor(now / interval) * interval + interval;
+      if (this.s.rotationSchedule !== undefined && this.pendingBoundary === undefined) {
+        this.nextScheduledRotation = this.s.rotationSchedule.next(this.clock.now());
       }
     }
     let file = this.files.get(encoded);
@@ -443,6 +445,7 @@ export class TopicPartitionWriter {
           ),
           encoded: this.encoder.encode(f.buffer.schema, f.buffer.take(), estimate, {
             codec: this.s.codec,
+            zstdLevel: this.s.zstdLevel,
             kv,
           }),
           bytes: estimate,

@@ -150,7 +150,7 @@ describe('Confluent S3 sink keys', () => {
 
   it.each([
     ['format.class', 'io.confluent.connect.s3.format.json.JsonFormat'],
-    ['parquet.codec', 'lz4_raw'],
+    ['parquet.codec', 'lz4'],
     ['storage.class', 'io.confluent.connect.gcs.storage.GcsStorage'],
     ['s3.credentials.provider.class', 'com.example.MyProvider'],
     ['s3.credentials.provider.class', 'com.amazonaws.auth.SystemPropertiesCredentialsProvider'],

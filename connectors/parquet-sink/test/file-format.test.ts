@@ -30,6 +30,8 @@ describe('file names', () => {
     ['snappy', '.snappy.parquet'],
     ['gzip', '.gz.parquet'],
     ['zstd', '.zstd.parquet'],
+    ['brotli', '.br.parquet'],
+    ['lz4_raw', '.lz4raw.parquet'],
     ['none', '.parquet'],
   ] as const)("carry parquet-mr's extension for parquet.codec=%s: %s", (codec, extension) => {
     expect(parquetExtension(codec)).toBe(extension);
@@ -58,7 +60,7 @@ describe('file names', () => {
         fc.nat(1000),
         fc.maxSafeNat(),
         fc.nat(20),
-        fc.constantFrom('snappy', 'gzip', 'zstd', 'none'),
+        fc.constantFrom('snappy', 'gzip', 'zstd', 'brotli', 'lz4_raw', 'none'),
         (topic, kafkaPartition, startOffset, padWidth, codec) => {
           const c = { topic, kafkaPartition, startOffset };
           const extension = parquetExtension(codec as 'snappy');
