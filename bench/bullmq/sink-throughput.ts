@@ -15,6 +15,13 @@
  * group, so on a small run it understates the steady rate. The topic is produced first
  * (BENCH_EVENTS Debezium-shaped events, schemaless JSON, default 200,000).
  *
+ * ordering=key is measured next to ordering=none on the same topic: a second sink
+ * connector with ordering=key (its key sets written in the same transactions) into its
+ * own queue, then both queues drained with concurrency 10, ordering=none's by a plain
+ * Worker and ordering=key's by a KeyOrderedWorker (a look before each job, a release
+ * after it). Every event has its own key, so no job waits for another: the figures are
+ * the bookkeeping's cost, not the waiting a busy key adds.
+ *
  * Run: npx tsx bench/bullmq/sink-throughput.ts [events]   (BENCH_BROKER=process: apart)
  * Prints `name: value unit` lines.
  */
@@ -24,8 +31,9 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
+import { Queue, Worker, type WorkerOptions } from 'bullmq';
 import { Kafka, logLevel } from 'kafkajs';
+import { KeyOrderedWorker } from '../../connectors/bullmq-sink/key-ordered-worker.ts';
 import { statCpuMs } from '../proc-cpu.ts';
 
 const EVENTS = Number(process.argv[2] ?? process.env.BENCH_EVENTS ?? 200_000);
@@ -101,6 +109,30 @@ function event(i: number) {
     op: 'c',
     ts_ms: 1_700_000_000_000 + i,
   };
+}
+
+/** Drain `queue` (EVENTS jobs) with a worker of `kind` at concurrency 10: ms taken. */
+async function drain(
+  kind: new (name: string, processor: () => Promise<void>, opts: WorkerOptions) => Worker,
+  queue: string,
+  redisPort: number,
+): Promise<number> {
+  let completed = 0;
+  const t0 = performance.now();
+  const worker = new kind(queue, async () => {}, {
+    connection: { host: '127.0.0.1', port: redisPort, maxRetriesPerRequest: null },
+    concurrency: 10,
+  });
+  worker.on('completed', () => {
+    completed++;
+  });
+  worker.on('error', (e: Error) => console.log(`# worker error: ${e.message}`));
+  try {
+    await until(async () => completed >= EVENTS, `${queue} drained`);
+    return performance.now() - t0;
+  } finally {
+    await worker.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -225,44 +257,51 @@ async function main(): Promise<void> {
     await producer.disconnect();
 
     console.log('# produced; creating the sink');
-    const cpu0 = redisCpu();
-    const t0 = performance.now();
-    const created = await fetch(`${restUrl}/connectors`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: 'jobs',
-        config: {
-          'connector.class': 'BullMQSinkConnector',
-          topics: TOPIC,
-          'redis.port': String(redisPort),
-          'queue.name': 'cdc-${table}',
-          'job.name': '${value.op}',
-          'job.data': 'after',
-          'key.converter': 'org.apache.kafka.connect.json.JsonConverter',
-          'key.converter.schemas.enable': 'false',
-          'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
-          'value.converter.schemas.enable': 'false',
-          'errors.retry.timeout': '-1',
-        },
-      }),
-    });
-    if (created.status !== 201)
-      throw new Error(`create: ${created.status} ${await created.text()}`);
-    await until(async () => {
-      const [t] = await admin.fetchOffsets({ groupId: 'connect-jobs', topics: [TOPIC] });
-      return Number(t?.partitions[0]?.offset ?? -1) >= EVENTS;
-    }, 'the sink to commit the end offset');
-    const sinkMs = performance.now() - t0;
+    /** Create sink connector `name` with `extra` keys; its time to commit the end offset and Redis CPU. */
+    const runSink = async (name: string, extra: Record<string, string>) => {
+      const cpu0 = redisCpu();
+      const t0 = performance.now();
+      const created = await fetch(`${restUrl}/connectors`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name,
+          config: {
+            'connector.class': 'BullMQSinkConnector',
+            topics: TOPIC,
+            'redis.port': String(redisPort),
+            'queue.name': 'cdc-${table}',
+            'job.name': '${value.op}',
+            'job.data': 'after',
+            'key.converter': 'org.apache.kafka.connect.json.JsonConverter',
+            'key.converter.schemas.enable': 'false',
+            'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
+            'value.converter.schemas.enable': 'false',
+            'errors.retry.timeout': '-1',
+            ...extra,
+          },
+        }),
+      });
+      if (created.status !== 201)
+        throw new Error(`create: ${created.status} ${await created.text()}`);
+      await until(async () => {
+        const [t] = await admin.fetchOffsets({ groupId: `connect-${name}`, topics: [TOPIC] });
+        return Number(t?.partitions[0]?.offset ?? -1) >= EVENTS;
+      }, `the sink ${name} to commit the end offset`);
+      const ms = performance.now() - t0;
+      const cpu = redisCpu() - cpu0;
+      const queue = extra['queue.name'] ?? 'cdc-orders';
+      const check = new Queue(queue, { connection: { host: '127.0.0.1', port: redisPort } });
+      const jobs = await check.count();
+      await check.close();
+      if (jobs !== EVENTS)
+        throw new Error(`the sink ${name} made ${jobs} jobs, expected ${EVENTS}`);
+      return { ms, cpu };
+    };
+    const { ms: sinkMs, cpu: sinkRedisCpu } = await runSink('jobs', {});
     console.log('# sink done; bare loop');
-    const sinkRedisCpu = redisCpu() - cpu0;
     const rssKb = peakRssKb(child.pid);
     const brokerRssKb = worker.broker === undefined ? 0 : peakRssKb(worker.broker.pid);
-    await admin.disconnect();
-    const check = new Queue('cdc-orders', { connection: { host: '127.0.0.1', port: redisPort } });
-    const sinkJobs = await check.count();
-    await check.close();
-    if (sinkJobs !== EVENTS) throw new Error(`the sink made ${sinkJobs} jobs, expected ${EVENTS}`);
 
     // The limit: the same jobs (name, data, id, options) from memory, addBulk per 1000.
     const bare = new Queue('bare-orders', { connection: { host: '127.0.0.1', port: redisPort } });
@@ -279,14 +318,35 @@ async function main(): Promise<void> {
     const bareRedisCpu = redisCpu() - cpu1;
     await bare.close();
 
+    console.log('# sink with ordering=key');
+    const { ms: keySinkMs, cpu: keySinkRedisCpu } = await runSink('jobs-by-key', {
+      ordering: 'key',
+      'queue.name': 'keyed-orders',
+    });
+    await admin.disconnect();
+    console.log('# draining with a Worker and a KeyOrderedWorker');
+    const drainMs = await drain(Worker, 'cdc-orders', redisPort);
+    const keyDrainMs = await drain(KeyOrderedWorker, 'keyed-orders', redisPort);
+
     const sinkRate = EVENTS / (sinkMs / 1000);
     const bareRate = EVENTS / (bareMs / 1000);
+    const keySinkRate = EVENTS / (keySinkMs / 1000);
+    const drainRate = EVENTS / (drainMs / 1000);
+    const keyDrainRate = EVENTS / (keyDrainMs / 1000);
     console.log(`events: ${EVENTS} records`);
     console.log(`sink.rate: ${sinkRate.toFixed(0)} jobs/s`);
     console.log(`bare.addBulk.rate: ${bareRate.toFixed(0)} jobs/s`);
     console.log(`sink.vs.bare: ${((100 * sinkRate) / bareRate).toFixed(1)} %`);
     console.log(`sink.redis.cpu.per.job: ${((1000 * sinkRedisCpu) / EVENTS).toFixed(2)} us`);
     console.log(`bare.redis.cpu.per.job: ${((1000 * bareRedisCpu) / EVENTS).toFixed(2)} us`);
+    console.log(`sink.ordering.key.rate: ${keySinkRate.toFixed(0)} jobs/s`);
+    console.log(`sink.ordering.key.vs.none: ${((100 * keySinkRate) / sinkRate).toFixed(1)} %`);
+    console.log(
+      `sink.ordering.key.redis.cpu.per.job: ${((1000 * keySinkRedisCpu) / EVENTS).toFixed(2)} us`,
+    );
+    console.log(`worker.ordering.none.rate: ${drainRate.toFixed(0)} jobs/s`);
+    console.log(`worker.ordering.key.rate: ${keyDrainRate.toFixed(0)} jobs/s`);
+    console.log(`worker.ordering.key.vs.none: ${((100 * keyDrainRate) / drainRate).toFixed(1)} %`);
     console.log(`broker: ${BROKER}`);
     console.log(`worker.rss.peak: ${(rssKb / 1024).toFixed(0)} MB`);
     if (worker.broker !== undefined)

@@ -40,6 +40,9 @@ const MAX_DELAY_MS = 7 * 24 * 3600 * 1000;
 export const NULL_BEHAVIORS = ['ignore', 'fail', 'delete'] as const;
 export type NullBehavior = (typeof NULL_BEHAVIORS)[number];
 
+export const ORDERINGS = ['none', 'key'] as const;
+export type Ordering = (typeof ORDERINGS)[number];
+
 /** Run a parser as a definition's validator: its SettingError text is the field's message. */
 function checked(parse: (text: string) => unknown) {
   return (v: string) => {
@@ -176,8 +179,8 @@ export const bullmqSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'ordering',
     type: 'string',
     default: 'none',
-    validator: oneOf('none', 'key'),
-    doc: 'none; key (jobs of one key processed in record order) is not available yet and is refused',
+    validator: oneOf(...ORDERINGS),
+    doc: 'none, or key: jobs of one record key run in record order, needs job.id=record and consumers that are KeyOrderedWorkers (plain Workers ignore the order). Costs: 2 more Redis writes per job in the sink transaction, 2 more round trips per job in the consumer, a later job of a busy key parked and re-tried (100 ms doubling to 5 s, promoted at once when its key is released); single Redis only, not Redis Cluster',
     group: GROUP_JOB,
   }),
   define({
@@ -229,6 +232,7 @@ export interface BullMQSinkConfig {
   removeOnComplete: KeepJobs;
   removeOnFail: KeepJobs;
   nullBehavior: NullBehavior;
+  ordering: Ordering;
   batchSize: number;
 }
 
@@ -253,6 +257,7 @@ export function toSinkConfig(v: Readonly<Record<string, unknown>>): BullMQSinkCo
     removeOnComplete: parseKeepJobs(v['job.remove.on.complete'] as string),
     removeOnFail: parseKeepJobs(v['job.remove.on.fail'] as string),
     nullBehavior: v['behavior.on.null.values'] as NullBehavior,
+    ordering: v.ordering as Ordering,
     batchSize: v['batch.size'] as number,
   };
 }
@@ -273,10 +278,13 @@ export function validateSinkConfig(
     add(key, `is not a key of the BullMQ sink; its keys are ${[...OWN_KEYS].join(', ')}`);
   }
   const redis = checkRedisUrl(v, errors);
-  if (v.ordering === 'key') {
+  const jobId = (v['job.id'] as string).trim();
+  if (v.ordering === 'key' && jobId !== 'record') {
+    // A redelivered record must map to the job already in its key's set, and a job of
+    // another record must never take its place: only record ids give both.
     add(
       'ordering',
-      'ordering=key is not supported by this version of the BullMQ sink (BullMQ has no job groups outside BullMQ Pro); use ordering=none',
+      `ordering=key needs job.id=record (one job per record, so a key's jobs keep their record order), not job.id=${jobId}`,
     );
   }
   if (v['behavior.on.null.values'] === 'delete' && usesValue(v['queue.name'] as string)) {
@@ -285,7 +293,7 @@ export function validateSinkConfig(
       'with behavior.on.null.values=delete a tombstone must find its queue, but it has no value: use only ${topic}, ${partition} and ${key...} placeholders',
     );
   }
-  if (v['behavior.on.null.values'] === 'delete' && (v['job.id'] as string).trim() !== 'key') {
+  if (v['behavior.on.null.values'] === 'delete' && jobId !== 'key') {
     add(
       'behavior.on.null.values',
       'delete removes the waiting job of the record key, so it needs job.id=key',

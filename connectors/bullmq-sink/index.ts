@@ -1,7 +1,8 @@
 /**
  * Plugin entry: the BullMQ sink, topic records (above all Postgres change events) to
  * BullMQ jobs, exactly one job per record across crashes; and the BullMQ source, a
- * queue's completed and failed job events to a topic. See README.md.
+ * queue's completed and failed job events to a topic; and KeyOrderedWorker, the consumer
+ * for ordering=key. See README.md.
  */
 import { definePlugins } from '../../src/connect/api/index.ts';
 import { BullMQSinkConnector } from './bullmq-sink-connector.ts';
@@ -11,6 +12,9 @@ import { BullMQSourceTask } from './bullmq-source-task.ts';
 import { bullmqSinkConfigDefs } from './config.ts';
 import { bullmqSourceConfigDefs } from './source-config.ts';
 import { BULLMQ_SINK_VERSION } from './version.ts';
+
+/** The consumer of queues filled with ordering=key (README.md, "ordering=key"). */
+export { KeyOrderedWorker } from './key-ordered-worker.ts';
 
 export default definePlugins(
   {

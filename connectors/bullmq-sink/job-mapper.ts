@@ -24,6 +24,7 @@ import {
 } from '../../src/connect/api/index.ts';
 import type { BullMQSinkConfig } from './config.ts';
 import { MAX_PRIORITY, type NumberSpec } from './job-settings.ts';
+import { keyOrderSet } from './key-order.ts';
 import { fieldAt, jsonSafe, rowImage, scalarText } from './record-fields.ts';
 import { renderTemplate, where } from './template.ts';
 
@@ -34,6 +35,8 @@ export type JobAction =
       name: string;
       data: unknown;
       opts: JobsOptions & { jobId: string };
+      /** With ordering=key: the key's set (key-order.ts) and the job's score in it. */
+      order?: { set: string; score: number };
     }
   | { kind: 'delete'; queue: string; jobId: string }
   | { kind: 'skip' };
@@ -86,6 +89,22 @@ export class JobMapper {
       name: renderTemplate(this.c.jobName, record),
       data: this.data(record),
       opts,
+      ...(this.c.ordering === 'key' ? { order: this.order(record, queue) } : {}),
+    };
+  }
+
+  /** The key's set and the score of the record's job in it (ordering=key). */
+  private order(record: SinkRecord, queue: string): { set: string; score: number } {
+    const text = keyText(record.key);
+    if (text === undefined) {
+      throw new DataException(
+        `${where(record)} has no key, but ordering=key orders the jobs of each record key`,
+      );
+    }
+    const tp = { topic: record.topic, partition: record.kafkaPartition };
+    return {
+      set: keyOrderSet(this.c.prefix, queue, tp, encodeId(text)),
+      score: record.kafkaOffset,
     };
   }
 

@@ -5,7 +5,9 @@
  * The transaction (one round trip in the steady state), on the task's own connection:
  *     MULTI
  *       per record, in offset order: BullMQ's own add-job script, queued through the
- *       public Job.addJob(transaction) (the call BullMQ's flows use); for job.id=key
+ *       public Job.addJob(transaction) (the call BullMQ's flows use), and with
+ *       ordering=key ZADD NX of the job into its key's set and HSET of the set's name
+ *       into the job's hash (key-order.ts); for job.id=key
  *       first BullMQ's removeJob script on that id, so a newer change replaces a
  *       waiting job (removeJob leaves an active job alone, and then BullMQ ignores the
  *       add of its id: see flushFollowUps for how that change still gets its job); for
@@ -51,6 +53,7 @@ import {
   topicPartitionKey,
 } from '../../src/connect/api/index.ts';
 import { encodeId, type JobAction } from './job-mapper.ts';
+import { KEY_ORDER_FIELD } from './key-order.ts';
 import { positionKey } from './sink-position.ts';
 
 /** What a transaction's commands answer, in ioredis's exec form. */
@@ -188,6 +191,13 @@ export class JobWriter {
           .addJob(tx as never)
           .catch(() => {});
         index++;
+        if (a.order !== undefined) {
+          // ordering=key (key-order.ts): the job joins its key's set in the same
+          // transaction, and its hash names the set for the KeyOrderedWorker.
+          tx.zadd(a.order.set, 'NX', a.order.score, a.opts.jobId);
+          tx.hset(queue.toKey(a.opts.jobId), { [KEY_ORDER_FIELD]: a.order.set });
+          index += 2;
+        }
       });
     }
     for (const b of batches) {
@@ -323,6 +333,9 @@ export class JobWriter {
 
 interface TransactionLike {
   set(key: string, value: string): unknown;
+  zadd(key: string, mode: 'NX', score: number, member: string): unknown;
+  /** BullMQ's transaction form: fields as an object. */
+  hset(key: string, fields: Record<string, string>): unknown;
   exec(): Promise<unknown>;
 }
 

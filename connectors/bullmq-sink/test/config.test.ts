@@ -67,7 +67,6 @@ describe('BullMQ sink config', () => {
         'queue.names': 'a',
         'behavior.on.null.values': 'delete',
         'job.backoff.type': 'fixed',
-        ordering: 'key',
       }),
     ).toEqual({
       'job.id.from.key': expect.stringMatching(
@@ -78,7 +77,6 @@ describe('BullMQ sink config', () => {
         'delete removes the waiting job of the record key, so it needs job.id=key',
       'job.backoff.type': 'a back-off applies between attempts: set job.attempts above 1',
       'job.backoff.delay': 'job.backoff.type=fixed needs a delay above 0 ms',
-      ordering: expect.stringMatching(/^ordering=key is not supported by this version/),
     });
     expect(problems({ ...ok, 'job.backoff.delay': '100' })).toEqual({
       'job.backoff.delay': 'has no effect without job.backoff.type (fixed or exponential)',
@@ -100,6 +98,18 @@ describe('BullMQ sink config', () => {
     });
     expect(problems({ ...ok, 'queue.name': 'a:b' })).toEqual({
       'queue.name': "BullMQ queue names cannot contain ':'",
+    });
+  });
+
+  it('accepts ordering=key only with job.id=record, naming both keys otherwise', () => {
+    expect(problems({ ...ok, ordering: 'key' })).toEqual({});
+    expect(problems({ ...ok, ordering: 'key', 'job.id': 'key' })).toEqual({
+      ordering:
+        "ordering=key needs job.id=record (one job per record, so a key's jobs keep their record order), not job.id=key",
+    });
+    expect(problems({ ...ok, ordering: 'key', 'job.id': 'row-${value.after.id}' })).toEqual({
+      ordering:
+        "ordering=key needs job.id=record (one job per record, so a key's jobs keep their record order), not job.id=row-${value.after.id}",
     });
   });
 

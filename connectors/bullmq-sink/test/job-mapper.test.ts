@@ -62,6 +62,21 @@ describe('JobMapper', () => {
     expect(keyText({ tenant: 't1', id: 7 })).toBe('t1,7');
   });
 
+  it('with ordering=key puts each job in the set of its partition and key, and refuses a keyless record', () => {
+    const m = mapper({ ordering: 'key', 'queue.prefix': 'app' });
+    expect(m.map(changeEvent(9, 42, 'c', {}, 3))).toMatchObject({
+      opts: { jobId: `${ORDERS}-3-9` },
+      order: { set: `app:q:key-order:${ORDERS}:3:42`, score: 9 },
+    });
+    expect(m.map({ ...changeEvent(10, 1, 'c'), key: 'a:b' })).toMatchObject({
+      order: { set: `app:q:key-order:${ORDERS}:0:a%3Ab`, score: 10 },
+    });
+    expect(mapper({}).map(changeEvent(9, 42, 'c'))).not.toHaveProperty('order');
+    expect(() => m.map({ ...changeEvent(11, 1, 'c'), key: null })).toThrow(
+      `record ${ORDERS}-0@11 has no key, but ordering=key orders the jobs of each record key`,
+    );
+  });
+
   it('sets priority and delay fixed or from a field, and refuses non-numbers', () => {
     const m = mapper({
       'job.priority': '${value.after.amount}',
