@@ -53,6 +53,8 @@ export interface JoinRequest {
   rebalanceTimeoutMs: number;
   /** JoinGroup v4+: hand out a member id first (MEMBER_ID_REQUIRED). */
   requireKnownMemberId: boolean;
+  /** JoinGroup v8+ (KIP-800): why the client joins, for the rebalance's log line. */
+  reason?: string | null;
 }
 
 export interface SyncRequest {
@@ -68,6 +70,13 @@ export interface SyncRequest {
 export interface MemberIdentity {
   memberId: string;
   groupInstanceId: string | null;
+  /** LeaveGroup v5+ (KIP-800): why the member leaves, for the log line. */
+  reason?: string | null;
+}
+
+/** A client's reason (KIP-800) appended to the coordinator's own, as Kafka logs both. */
+function withClientReason(reason: string, client: string | null | undefined): string {
+  return client ? `${reason}; client reason: ${client}` : reason;
 }
 
 export interface OffsetCommitEntry {
@@ -229,10 +238,15 @@ export class GroupCoordinator {
     if (group.leaderId === old.memberId) group.leaderId = newMemberId;
     const sameProtocols = protocolsEqual(old.protocols, req.protocols);
     if (group.state === 'Stable' && sameProtocols) {
-      // Same place, same assignment, no rebalance: the member re-syncs to get it.
+      // Same place, same assignment, no rebalance: the member re-syncs to get it. A
+      // leader gets the members to keep for later rebalances, and skips assigning.
       this.scheduleSession(group, member);
       this.persistGroup(group);
-      return Promise.resolve(this.joinResultFor(group, member, false));
+      const leader = group.leaderId === newMemberId;
+      return Promise.resolve({
+        ...this.joinResultFor(group, member, leader),
+        skipAssignment: leader,
+      });
     }
     return this.updateMemberAndRebalance(group, member, req);
   }
@@ -306,7 +320,7 @@ export class GroupCoordinator {
       member.awaitingJoin = resolve;
     });
     this.scheduleSession(group, member);
-    this.prepareRebalance(group, `member ${memberId} joined`);
+    this.prepareRebalance(group, withClientReason(`member ${memberId} joined`, req.reason));
     return joined;
   }
 
@@ -330,7 +344,10 @@ export class GroupCoordinator {
     if (group.state === 'PreparingRebalance') {
       this.tryCompleteJoin(group);
     } else {
-      this.prepareRebalance(group, `member ${member.memberId} rejoined`);
+      this.prepareRebalance(
+        group,
+        withClientReason(`member ${member.memberId} rejoined`, req.reason),
+      );
     }
     return joined;
   }
@@ -587,7 +604,11 @@ export class GroupCoordinator {
         }
         return { ...identity, error: 'UNKNOWN_MEMBER_ID' as GroupError };
       }
-      this.removeMemberAndUpdateGroup(group, member, 'left the group');
+      this.removeMemberAndUpdateGroup(
+        group,
+        member,
+        withClientReason('left the group', identity.reason),
+      );
       return { ...identity, error: 'NONE' as GroupError };
     });
     return { error: 'NONE', members: results };

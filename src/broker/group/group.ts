@@ -50,6 +50,12 @@ export interface JoinResult {
   memberId: string;
   /** Filled for the leader only: every member with its metadata for the chosen protocol. */
   members: Array<{ memberId: string; groupInstanceId: string | null; metadata: Buffer }>;
+  /**
+   * KIP-814: the static leader rejoined a stable group unchanged; it gets the members
+   * but must not assign (the group keeps its assignment). JoinGroup v9+ says so;
+   * older versions answer no members instead, as before KIP-814.
+   */
+  skipAssignment?: boolean;
 }
 
 export interface SyncResult {

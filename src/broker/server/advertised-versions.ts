@@ -14,8 +14,6 @@
  * DescribeConfigs 4. Versions with new semantics are advertised only where served.
  *
  * Held back, with what the handler would have to serve first:
- * - JoinGroup 8 and LeaveGroup 5: the member's reason (KIP-800); JoinGroup 9:
- *   skipAssignment (KIP-814).
  * - ListGroups 3+: librdkafka 2.0 mis-parses it (KAFKA-CLIENTS.md), and it would pick it.
  * - CreateTopics 5+: the created topic's configs in the answer (KIP-525).
  *
@@ -41,10 +39,13 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   [ApiKey.OffsetFetch]: 8,
   // v4 batches coordinator keys (KIP-699), each answered as v3 answers one.
   [ApiKey.FindCoordinator]: 4,
-  // v7 answers the protocol type (KIP-559).
-  [ApiKey.JoinGroup]: 7,
+  // v7 answers the protocol type (KIP-559); v8's reason goes into the rebalance's log
+  // line (KIP-800); v9 tells a static leader rejoining unchanged to skip assigning
+  // (KIP-814).
+  [ApiKey.JoinGroup]: 9,
   [ApiKey.Heartbeat]: 4,
-  [ApiKey.LeaveGroup]: 4,
+  // v5: each member's reason, logged (KIP-800).
+  [ApiKey.LeaveGroup]: 5,
   // v5 checks the protocol type and name against the group's (KIP-559).
   [ApiKey.SyncGroup]: 5,
   [ApiKey.DescribeGroups]: 5,

@@ -25,6 +25,7 @@ export const handleJoinGroup: Handler = async (body, ctx: RequestContext, { coor
     rebalanceTimeoutMs: ctx.apiVersion >= 1 ? body.rebalanceTimeoutMs : body.sessionTimeoutMs,
     // Kafka asks for a member id round trip from v4 on; earlier clients cannot handle it.
     requireKnownMemberId: ctx.apiVersion >= 4,
+    reason: body.reason ?? null,
   });
   return {
     throttleTimeMs: 0,
@@ -34,9 +35,11 @@ export const handleJoinGroup: Handler = async (body, ctx: RequestContext, { coor
     // Before v7 the protocol name is not nullable.
     protocolName: result.protocolName ?? (ctx.apiVersion >= 7 ? null : ''),
     leader: result.leaderId,
-    skipAssignment: false,
+    // Before v9 a client cannot be told to skip: it gets no members, so it does not
+    // assign (Kafka's JoinGroupResponse does the same).
+    skipAssignment: ctx.apiVersion >= 9 && result.skipAssignment === true,
     memberId: result.memberId,
-    members: result.members,
+    members: result.skipAssignment === true && ctx.apiVersion < 9 ? [] : result.members,
   };
 };
 
@@ -76,6 +79,7 @@ export const handleLeaveGroup: Handler = (body, ctx, { coordinator }) => {
       ? body.members.map((m: Message) => ({
           memberId: m.memberId,
           groupInstanceId: m.groupInstanceId,
+          reason: m.reason ?? null,
         }))
       : [{ memberId: body.memberId, groupInstanceId: null }];
   const result = coordinator.leave(body.groupId, leaving);

@@ -250,6 +250,10 @@ describe('GroupCoordinator', () => {
     expect(again.error).toBe('NONE');
     expect(again.generationId).toBe(1);
     expect(again.memberId).not.toBe(first.memberId);
+    // The leader came back unchanged (KIP-814): it gets the members, and skips assigning.
+    expect(again.leaderId).toBe(again.memberId);
+    expect(again.skipAssignment).toBe(true);
+    expect(again.members.map((m) => m.memberId)).toEqual([again.memberId]);
     const sync = await coordinator.sync({
       groupId: 'g',
       memberId: again.memberId,

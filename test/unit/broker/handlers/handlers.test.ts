@@ -492,3 +492,56 @@ describe('Fetch v12 and leader epochs', () => {
     );
   });
 });
+
+describe('JoinGroup v8/v9 and LeaveGroup v5', () => {
+  it('tells a static leader rejoining unchanged to skip assigning (v9), and gives older versions no members', async () => {
+    const join = (version: number, groupId: string) =>
+      c.request(ApiKey.JoinGroup, version, {
+        groupId,
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 10_000,
+        memberId: '',
+        groupInstanceId: 'instance-1',
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: Buffer.from([0, 1]) }],
+        reason: 'the test joins',
+      });
+    const sync = (version: number, groupId: string, memberId: string, generationId: number) =>
+      c.request(ApiKey.SyncGroup, version, {
+        groupId,
+        generationId,
+        memberId,
+        groupInstanceId: 'instance-1',
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: [{ memberId, assignment: Buffer.from('p0') }],
+      });
+    for (const [version, groupId] of [
+      [9, 'skip-9'],
+      [8, 'skip-8'],
+    ] as const) {
+      const first = await join(version, groupId);
+      expect(first.errorCode).toBe(0);
+      expect(first.skipAssignment).toBe(false);
+      expect((await sync(5, groupId, first.memberId, first.generationId)).errorCode).toBe(0);
+      // The same instance again (a restart), same protocols, while the group is stable.
+      const again = await join(version, groupId);
+      expect(again.errorCode).toBe(0);
+      expect(again.leader).toBe(again.memberId);
+      expect(again.generationId).toBe(first.generationId);
+      if (version >= 9) {
+        expect(again.skipAssignment).toBe(true);
+        expect(again.members.map((m: Message) => m.memberId)).toEqual([again.memberId]);
+      } else {
+        // A client before KIP-814 cannot be told to skip: no members, so it assigns nothing.
+        expect(again.members).toEqual([]);
+      }
+      const left = await c.request(ApiKey.LeaveGroup, 5, {
+        groupId,
+        members: [{ memberId: again.memberId, groupInstanceId: 'instance-1', reason: 'done' }],
+      });
+      expect(left.errorCode).toBe(0);
+      expect(left.members[0].errorCode).toBe(0);
+    }
+  });
+});
