@@ -6,7 +6,9 @@
  * tombstone removes the key; the runtime creates them before first use (see
  * TOPIC_CREATION_DEFAULTS). The topic of a table without a key is the exception: its
  * records have null keys, so the task asks for it to be created with
- * cleanup.policy=delete (src/keyless-tables.ts).
+ * cleanup.policy=delete (src/keyless-tables.ts). With provide.transaction.metadata the
+ * BEGIN and END events go to `<topic.prefix>.<topic.transaction>` (src/transaction-metadata.ts),
+ * created with the same defaults: their keys are all distinct, so compaction keeps them.
  */
 import { definePlugins } from '../../src/connect/api/index.ts';
 import { postgresCdcConfigDefs } from './src/connector-config.ts';

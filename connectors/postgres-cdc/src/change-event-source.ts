@@ -16,6 +16,17 @@
  * When one change becomes several records (delete + tombstone, key change), all but
  * the last carry lsn_proc = LSN - 1, so a restart from any of them repeats the change.
  *
+ * Transaction metadata (provide.transaction.metadata, transaction-metadata.ts): the
+ * first emitted change of a transaction is preceded by its BEGIN record, and its
+ * Commit brings the END record, both in the transaction (lsn_commit) like its changes:
+ *   BEGIN  { lsn: the Begin's, lsn_proc: first change's LSN - 1, messageType BEGIN }
+ *          a restart from it repeats every change of the transaction, not the BEGIN
+ *   END    { lsn = lsn_proc: the Commit message's, messageType COMMIT }
+ *          past every change, so the slot is confirmed only once END is stored too
+ * Every streamed record's offset then holds the transaction's running counts, those
+ * after its own change (records that repeat the change on restart, lsn_proc = LSN - 1,
+ * hold the counts before it), so a restart numbers the repeated changes as before.
+ *
  * Failures: a change that cannot become records (a value its column mapping cannot
  * represent, see UnrepresentableValueError) stops the source for good: every later
  * message is ignored, so no record and no Commit of that transaction or any after it
@@ -27,7 +38,7 @@
  * goes to onError as it is (retried by the caller).
  */
 import type pg from 'pg';
-import type { SourceOffset, SourceRecord } from '../../../src/connect/api/index.ts';
+import type { OffsetValue, SourceOffset, SourceRecord } from '../../../src/connect/api/index.ts';
 import { StreamingEventCounts } from './debezium-metrics.ts';
 import {
   type ChangePosition,
@@ -40,6 +51,18 @@ import type { PgoutputMessage, Tuple } from './pgoutput-decoder.ts';
 import { ReplicationStreamError } from './replication-stream.ts';
 import type { TableFilter } from './table-filter.ts';
 import { buildTableSchema, readCatalogColumns, type TableSchema } from './table-schema.ts';
+import {
+  type BoundaryContext,
+  beginRecord,
+  dataCollection,
+  endRecord,
+  OFFSET_TRANSACTION_ID,
+  type ResumedTransaction,
+  resumedTransaction,
+  TransactionCounts,
+  transactionId,
+  transactionTopic,
+} from './transaction-metadata.ts';
 import type { MappingModes } from './type-mapping.ts';
 import type { TypeRegistry } from './type-registry.ts';
 import { UnknownDatatypeError } from './unknown-datatypes.ts';
@@ -70,10 +93,30 @@ export interface ChangeEventSourceOptions {
    * is emitted (the task marks the topics of tables without a key here).
    */
   onTable?(table: TableSchema): void;
-  /** Resume point: skip changes of transaction `commitLsn` at or before `lsnProc`. */
-  resumeAfter?: { commitLsn: Lsn; lsnProc: Lsn } | null;
+  /**
+   * Resume point: skip changes of transaction `commitLsn` at or before `lsnProc`, and
+   * take up that transaction's counts (no second BEGIN) when it names them.
+   */
+  resumeAfter?: ResumePoint | null;
   /** Change messages seen and filtered out, for Debezium's streaming metrics. */
   events?: StreamingEventCounts;
+}
+
+/** Where a restart (or a reconnect) takes up the stream: the last record handed on. */
+export interface ResumePoint {
+  commitLsn: Lsn;
+  lsnProc: Lsn;
+  /** The counts of that record's transaction, when it carried transaction metadata. */
+  transaction?: ResumedTransaction;
+}
+
+/** The resume point a record's offset gives, or null when it names no streamed change. */
+export function resumePointOf(offset: SourceOffset): ResumePoint | null {
+  const commitLsn = offset.lsn_commit;
+  const lsnProc = offset.lsn_proc;
+  if (typeof commitLsn !== 'number' || typeof lsnProc !== 'number') return null;
+  const transaction = resumedTransaction(offset);
+  return transaction ? { commitLsn, lsnProc, transaction } : { commitLsn, lsnProc };
 }
 
 interface OpenTransaction {
@@ -81,7 +124,12 @@ interface OpenTransaction {
   commitLsn: Lsn;
   commitTimeMicros: number;
   records: number;
-  order: number;
+  /** The Begin message's LSN (BEGIN's id and offset). */
+  beginLsn: Lsn;
+  /** With provide.transaction.metadata: the running counts. */
+  counts: TransactionCounts | null;
+  /** Whether its BEGIN went out (here, or before the restart this resumes). */
+  begun: boolean;
 }
 
 export class ChangeEventSource {
@@ -179,16 +227,11 @@ export class ChangeEventSource {
   private handle(m: PgoutputMessage, lsn: Lsn): void {
     switch (m.tag) {
       case 'begin':
-        this.tx = {
-          xid: m.xid,
-          commitLsn: m.finalLsn,
-          commitTimeMicros: m.commitTimeMicros,
-          records: 0,
-          order: 0,
-        };
+        this.tx = this.open(m, lsn);
         return;
       case 'commit': {
         const tx = this.tx;
+        if (tx?.begun && tx.counts && !this.delivered(tx, lsn)) this.end(tx, lsn);
         this.tx = null;
         this.lastCommitLsn = m.commitLsn;
         this.o.onCommit({
@@ -219,11 +262,16 @@ export class ChangeEventSource {
           const table = this.tables.get(oid);
           if (!table) this.events.filtered++;
           if (!table || this.skip(lsn)) continue;
+          const prior = this.tx?.counts?.offsetFields() ?? null;
           const out = [
-            truncateRecord(this.o.context, table, this.position(lsn), this.offset(lsn, 'TRUNCATE')),
+            truncateRecord(
+              this.o.context,
+              table,
+              this.position(lsn, table),
+              this.offset(lsn, 'TRUNCATE'),
+            ),
           ];
-          this.count(out.length);
-          this.o.emit(out);
+          this.deliver(out, lsn, prior);
         }
         return;
       }
@@ -247,24 +295,107 @@ export class ChangeEventSource {
       return;
     }
     if (this.skip(lsn)) return;
+    const prior = this.tx?.counts?.offsetFields() ?? null;
     const out = changeRecords(
       this.o.context,
       table,
       op,
       before,
       after,
-      this.position(lsn),
+      this.position(lsn, table),
       this.offset(lsn, messageType),
     );
+    this.deliver(out, lsn, prior);
+  }
+
+  /**
+   * Emits the records of one change at `lsn`, after its transaction's BEGIN when they
+   * are its first. `prior`: the transaction's counts before the change (null without
+   * transaction metadata).
+   */
+  private deliver(out: SourceRecord[], lsn: Lsn, prior: Record<string, OffsetValue> | null): void {
     this.count(out.length);
     if (out.length === 0) return;
     // Records of one change share its LSN. Only the last may say the change is done
     // (lsn_proc = its LSN): if the runtime stored the offset of a delete but not yet
     // of its tombstone, a restart must send the whole change again, not skip it.
     for (let i = 0; i < out.length - 1; i++) {
-      out[i] = { ...out[i], sourceOffset: { ...out[i].sourceOffset, lsn_proc: lsn - 1 } };
+      out[i] = {
+        ...out[i],
+        sourceOffset: { ...out[i].sourceOffset, lsn_proc: lsn - 1, ...prior },
+      };
+    }
+    const tx = this.tx;
+    const counts = tx?.counts;
+    if (!tx || !counts) {
+      this.o.emit(out);
+      return;
+    }
+    const last = out.length - 1;
+    out[last] = {
+      ...out[last],
+      sourceOffset: { ...out[last].sourceOffset, ...counts.offsetFields() },
+    };
+    if (!tx.begun) {
+      tx.begun = true;
+      const begin = beginRecord(this.boundary(tx), transactionId(tx.xid, tx.beginLsn), {
+        ...this.offset(tx.beginLsn, 'BEGIN'),
+        lsn_proc: lsn - 1,
+        [OFFSET_TRANSACTION_ID]: String(tx.xid),
+      });
+      this.count(1);
+      this.o.emit([begin, ...out]);
+      return;
     }
     this.o.emit(out);
+  }
+
+  private open(m: Extract<PgoutputMessage, { tag: 'begin' }>, lsn: Lsn): OpenTransaction {
+    const tx: OpenTransaction = {
+      xid: m.xid,
+      commitLsn: m.finalLsn,
+      commitTimeMicros: m.commitTimeMicros,
+      records: 0,
+      beginLsn: lsn,
+      counts: null,
+      begun: false,
+    };
+    if (!this.o.context.provideTransactionMetadata) return tx;
+    // The transaction a restart resumes inside: its BEGIN went out before, and its
+    // counts go on from the stored ones.
+    const r = this.o.resumeAfter;
+    const resumed =
+      r?.commitLsn === m.finalLsn && r.transaction?.id === String(m.xid) ? r.transaction : null;
+    tx.counts = resumed ? TransactionCounts.resumed(m.xid, resumed) : new TransactionCounts(m.xid);
+    tx.begun = resumed !== null;
+    return tx;
+  }
+
+  /** The END record, at the Commit message (`lsn`). */
+  private end(tx: OpenTransaction, lsn: Lsn): void {
+    const counts = tx.counts as TransactionCounts;
+    const offset = { ...this.offset(lsn, 'COMMIT'), ...counts.offsetFields() };
+    this.count(1);
+    this.o.emit([endRecord(this.boundary(tx), transactionId(tx.xid, lsn), counts, offset)]);
+  }
+
+  private boundary(tx: OpenTransaction): BoundaryContext {
+    return {
+      topic:
+        this.o.context.transactionTopic ??
+        transactionTopic(this.o.context.serverName, 'transaction'),
+      sourcePartition: this.o.context.sourcePartition,
+      commitTimeMicros: tx.commitTimeMicros,
+      nowMs: this.o.context.nowMs(),
+    };
+  }
+
+  /** Whether the record at `lsn` of the resume transaction was handed on before the restart. */
+  private delivered(tx: OpenTransaction, lsn: Lsn): boolean {
+    const r = this.o.resumeAfter;
+    return (
+      !!r && (tx.commitLsn < r.commitLsn || (tx.commitLsn === r.commitLsn && lsn <= r.lsnProc))
+    );
   }
 
   /**
@@ -281,22 +412,16 @@ export class ChangeEventSource {
    * which may lag the stored offset), and the resume transaction up to lsn_proc.
    */
   private skip(lsn: Lsn): boolean {
-    const r = this.o.resumeAfter;
-    if (!r || this.tx === null) return false;
-    return (
-      this.tx.commitLsn < r.commitLsn || (this.tx.commitLsn === r.commitLsn && lsn <= r.lsnProc)
-    );
+    return this.tx !== null && this.delivered(this.tx, lsn);
   }
 
   private count(n: number): void {
-    if (this.tx) {
-      this.tx.records += n;
-      this.tx.order += 1;
-    }
+    if (this.tx) this.tx.records += n;
   }
 
-  private position(lsn: Lsn): ChangePosition {
+  private position(lsn: Lsn, table: TableSchema): ChangePosition {
     const tx = this.tx;
+    const counts = tx?.counts;
     return {
       commitTimeMicros: tx?.commitTimeMicros ?? 0,
       snapshot: 'false',
@@ -304,14 +429,11 @@ export class ChangeEventSource {
       lsn,
       lastCommitLsn: this.lastCommitLsn,
       // Only built when events carry it: this runs once per change.
-      transaction:
-        tx && this.o.context.provideTransactionMetadata
-          ? {
-              id: `${tx.xid}:${tx.commitLsn}`,
-              totalOrder: tx.order + 1,
-              dataCollectionOrder: tx.order + 1,
-            }
-          : null,
+      transaction: counts
+        ? {
+            next: () => counts.event(dataCollection(table.id), transactionId(counts.xid, lsn)),
+          }
+        : null,
     };
   }
 

@@ -525,7 +525,18 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     name: 'provide.transaction.metadata',
     type: 'boolean',
     default: false,
-    doc: 'Add the transaction block to events.',
+    doc: 'Send BEGIN and END events of each transaction to <topic.prefix>.<topic.transaction>, and add the transaction block to change events.',
+    group: 'Events',
+  }),
+  define({
+    name: 'topic.transaction',
+    type: 'string',
+    default: 'transaction',
+    validator: (v) =>
+      /^[A-Za-z0-9._-]+$/.test(v)
+        ? undefined
+        : 'may contain only letters, digits, ".", "_" and "-"',
+    doc: 'Suffix of the transaction topic, <topic.prefix>.<topic.transaction> (provide.transaction.metadata).',
     group: 'Events',
   }),
   // Smaller than Debezium's 2048 and 8192: the queue holds JavaScript objects, and the
@@ -740,6 +751,8 @@ export interface PostgresCdcSettings {
   heartbeatActionQuery: string | null;
   skippedOperations: Set<string>;
   provideTransactionMetadata: boolean;
+  /** topic.transaction: the transaction topic is `<topicPrefix>.<topicTransaction>`. */
+  topicTransaction: string;
   maxBatchSize: number;
   maxQueueSize: number;
   pollIntervalMs: number;
@@ -833,6 +846,7 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
         .filter((o) => o !== 'none'),
     ),
     provideTransactionMetadata: v['provide.transaction.metadata'] as boolean,
+    topicTransaction: s('topic.transaction'),
     maxBatchSize: n('max.batch.size'),
     maxQueueSize: (v['max.queue.size'] as number | null) ?? 4 * n('max.batch.size'),
     pollIntervalMs: n('poll.interval.ms'),

@@ -27,6 +27,7 @@ import {
 } from '../../../src/connect/api/index.ts';
 import type { Tuple } from './pgoutput-decoder.ts';
 import { rowKey, rowValue, type TableSchema } from './table-schema.ts';
+import type { TransactionBlock } from './transaction-metadata.ts';
 
 export const CONNECTOR_VERSION = '0.1.0';
 
@@ -43,7 +44,16 @@ export interface ChangePosition {
   lsn: number | null;
   /** Commit LSN of the previous transaction, for Debezium's `sequence`. */
   lastCommitLsn: number | null;
-  transaction?: { id: string; totalOrder: number; dataCollectionOrder: number } | null;
+  /** Streamed changes with provide.transaction.metadata: counts each event it makes. */
+  transaction?: TransactionBlockSource | null;
+}
+
+/**
+ * Hands out the `transaction` block of each event a change makes, counting the event
+ * (transaction-metadata.ts); asked once per event, in the order the events go out.
+ */
+export interface TransactionBlockSource {
+  next(): TransactionBlock;
 }
 
 export interface EventContext {
@@ -51,6 +61,11 @@ export interface EventContext {
   database: string;
   tombstonesOnDelete: boolean;
   provideTransactionMetadata: boolean;
+  /**
+   * Where BEGIN and END events go, `<topic.prefix>.<topic.transaction>`; when left out,
+   * `<serverName>.transaction` (Debezium's default topic.transaction).
+   */
+  transactionTopic?: string;
   sourcePartition: SourcePartition;
   /** Processing time for the envelope's ts_ms (injected clock). */
   nowMs(): number;
@@ -146,16 +161,11 @@ function envelope(
   pos: ChangePosition,
   tsMs: number,
 ): Record<string, unknown> {
-  const t = ctx.provideTransactionMetadata && pos.transaction ? pos.transaction : null;
   return {
     before,
     after,
     source: src,
-    transaction: t && {
-      id: t.id,
-      total_order: t.totalOrder,
-      data_collection_order: t.dataCollectionOrder,
-    },
+    transaction: ctx.provideTransactionMetadata && pos.transaction ? pos.transaction.next() : null,
     op,
     ts_ms: tsMs,
   };

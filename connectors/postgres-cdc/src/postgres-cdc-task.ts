@@ -52,7 +52,7 @@ import {
   type TaskConfig,
   Wakeup,
 } from '../../../src/connect/api/index.ts';
-import type { CompletedTransaction } from './change-event-source.ts';
+import type { CompletedTransaction, ResumePoint } from './change-event-source.ts';
 import { CommitTracker } from './commit-tracker.ts';
 import {
   mappingModes,
@@ -91,6 +91,7 @@ import { TableFilter, type TableId } from './table-filter.ts';
 import type { TableSchema } from './table-schema.ts';
 import { SESSION_OPTIONS } from './text-values.ts';
 import { DatabaseTransactionBoundaries } from './transaction-boundaries.ts';
+import { transactionTopic } from './transaction-metadata.ts';
 import type { MappingModes } from './type-mapping.ts';
 import { TypeRegistry } from './type-registry.ts';
 
@@ -361,6 +362,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       database: this.s.connection.database,
       tombstonesOnDelete: this.s.tombstonesOnDelete,
       provideTransactionMetadata: this.s.provideTransactionMetadata,
+      transactionTopic: transactionTopic(this.s.topicPrefix, this.s.topicTransaction),
       sourcePartition: this.partition,
       nowMs: () => this.ctx.clock.now(),
     };
@@ -468,10 +470,7 @@ export class PostgresCdcSourceTask implements SourceTask {
     this.startStreaming(exported.consistentPoint, null);
   }
 
-  private startStreaming(
-    startLsn: Lsn,
-    resumeAfter: { commitLsn: Lsn; lsnProc: Lsn } | null,
-  ): void {
+  private startStreaming(startLsn: Lsn, resumeAfter: ResumePoint | null): void {
     if (this.stopping) return;
     const runner = new StreamRunner({
       connection: this.connection(),

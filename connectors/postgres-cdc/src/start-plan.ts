@@ -36,10 +36,12 @@
  * may configuration_based without snapshot.data).
  */
 import type { OffsetValue, SourceOffset } from '../../../src/connect/api/index.ts';
+import type { ResumePoint } from './change-event-source.ts';
 import type { SnapshotMode } from './connector-config.ts';
 import type { Lsn } from './lsn.ts';
 import { type ResumeCheck, SlotError } from './replication-slot.ts';
 import { describeHolder, describeRetained, type SlotUsage } from './slot-usage.ts';
+import { type ResumedTransaction, resumedTransaction } from './transaction-metadata.ts';
 
 /** The slot of the configured name, as the plan needs to know it. */
 export interface SlotView {
@@ -52,7 +54,14 @@ export interface SlotView {
 
 export type StoredPosition =
   | { kind: 'snapshot-interrupted' }
-  | { kind: 'position'; lsn: Lsn; lsnCommit: Lsn | null; lsnProc: Lsn | null };
+  | {
+      kind: 'position';
+      lsn: Lsn;
+      lsnCommit: Lsn | null;
+      lsnProc: Lsn | null;
+      /** The counts of the transaction the offset stopped inside (transaction-metadata.ts). */
+      transaction?: ResumedTransaction;
+    };
 
 export type StartPlan =
   /**
@@ -66,7 +75,7 @@ export type StartPlan =
   | {
       action: 'resume';
       startLsn: Lsn;
-      resumeAfter: { commitLsn: Lsn; lsnProc: Lsn } | null;
+      resumeAfter: ResumePoint | null;
       note?: string;
     }
   /** initial_only after its snapshot: nothing left to do. */
@@ -87,12 +96,14 @@ export function parseStoredOffset(offset: SourceOffset | null): StoredPosition |
   if (snapshot && !last) return { kind: 'snapshot-interrupted' };
   const lsn = num(offset.lsn);
   if (lsn === null) return null;
-  return {
-    kind: 'position',
+  const position = {
+    kind: 'position' as const,
     lsn,
     lsnCommit: num(offset.lsn_commit),
     lsnProc: num(offset.lsn_proc),
   };
+  const transaction = resumedTransaction(offset);
+  return transaction ? { ...position, transaction } : position;
 }
 
 /**
@@ -194,7 +205,11 @@ export function planStart(
     startLsn: check.resumeFrom,
     resumeAfter:
       stored.lsnCommit !== null && stored.lsnProc !== null
-        ? { commitLsn: stored.lsnCommit, lsnProc: stored.lsnProc }
+        ? {
+            commitLsn: stored.lsnCommit,
+            lsnProc: stored.lsnProc,
+            ...(stored.transaction ? { transaction: stored.transaction } : {}),
+          }
         : null,
     note: check.note,
   };

@@ -26,7 +26,12 @@
  */
 import pg from 'pg';
 import { type SourceRecord, Wakeup } from '../../../src/connect/api/index.ts';
-import { ChangeEventSource, type CompletedTransaction } from './change-event-source.ts';
+import {
+  ChangeEventSource,
+  type CompletedTransaction,
+  type ResumePoint,
+  resumePointOf,
+} from './change-event-source.ts';
 import type { StreamingEventCounts } from './debezium-metrics.ts';
 import type { EventContext } from './event-builder.ts';
 import type { Lsn } from './lsn.ts';
@@ -53,7 +58,7 @@ export interface StreamRunnerOptions {
   skippedOperations: ReadonlySet<string>;
   statusIntervalMs: number;
   startLsn: Lsn;
-  resumeAfter: { commitLsn: Lsn; lsnProc: Lsn } | null;
+  resumeAfter: ResumePoint | null;
   backoff: { initialMs: number; maxMs: number };
   /** slot.max.retries and slot.retry.delay.ms. */
   slotRetry: { maxRetries: number; delayMs: number };
@@ -86,7 +91,7 @@ export class StreamRunner {
   private loop: Promise<void> | null = null;
   private session: Session | null = null;
   private readonly backoffWait = new Wakeup();
-  private resumeAfter: { commitLsn: Lsn; lsnProc: Lsn } | null;
+  private resumeAfter: ResumePoint | null;
   private confirmed: Lsn;
   /** Highest WAL position the server reported sending, across sessions. */
   private serverWalEnd: Lsn = 0;
@@ -227,9 +232,8 @@ export class StreamRunner {
       resumeAfter: this.resumeAfter,
       ...(o.events !== undefined ? { events: o.events } : {}),
       emit: (records) => {
-        const last = records[records.length - 1].sourceOffset;
-        if (typeof last.lsn_commit === 'number' && typeof last.lsn_proc === 'number')
-          this.resumeAfter = { commitLsn: last.lsn_commit, lsnProc: last.lsn_proc };
+        this.resumeAfter =
+          resumePointOf(records[records.length - 1].sourceOffset) ?? this.resumeAfter;
         o.emit(records);
       },
       onCommit: (tx) => o.onCommit(tx),

@@ -144,11 +144,10 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
         'topic.delimiter',
         'topic.cache.size',
         'topic.heartbeat.prefix',
-        'topic.transaction',
         'heartbeat.topics.prefix',
       ].map((name) => ({
         name,
-        advice: `${NOT_YET}; topics are <topic.prefix>.<schema>.<table> and __debezium-heartbeat.<topic.prefix>`,
+        advice: `${NOT_YET}; topics are <topic.prefix>.<schema>.<table>, <topic.prefix>.<topic.transaction> and __debezium-heartbeat.<topic.prefix>`,
       })),
       { name: 'transaction.metadata.factory', advice: NOT_YET },
       {

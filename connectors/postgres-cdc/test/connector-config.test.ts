@@ -144,3 +144,31 @@ describe('snapshot settings', () => {
     expect(s.streamingDelayMs).toBe(0);
   });
 });
+
+describe('transaction metadata settings', () => {
+  it("names the transaction topic <topic.prefix>.transaction by default, as Debezium's topic.transaction does, and takes another suffix", () => {
+    const defaults = readSettings(parseConfig(postgresCdcConfigDefs, minimal).values);
+    expect(defaults).toMatchObject({
+      provideTransactionMetadata: false,
+      topicTransaction: 'transaction',
+    });
+    const parsed = parseConfig(postgresCdcConfigDefs, {
+      ...minimal,
+      'provide.transaction.metadata': 'true',
+      'topic.transaction': 'tx',
+    });
+    expect(parsed.errors).toEqual([]);
+    expect(readSettings(parsed.values)).toMatchObject({
+      provideTransactionMetadata: true,
+      topicTransaction: 'tx',
+    });
+  });
+
+  it('refuses a topic.transaction that cannot be part of a topic name', () => {
+    const parsed = parseConfig(postgresCdcConfigDefs, {
+      ...minimal,
+      'topic.transaction': 'tx/meta',
+    });
+    expect(parsed.errors.map((e) => e.key)).toEqual(['topic.transaction']);
+  });
+});

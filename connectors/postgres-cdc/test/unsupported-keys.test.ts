@@ -73,6 +73,7 @@ describe('Debezium keys the connector does not implement', () => {
     ['column.mask.hash.v2.SHA-256.with.salt.CzQMA0cB5K', 'public.customers.email'],
     ['column.mask.hash.hashing.strategy.version', 'V2'],
     ['column.truncate.to.20.chars', 'public.customers.name'],
+    ['topic.transaction', 'tx'],
   ])('accepts the implemented key %s', (key, value) => {
     expect(validate({ [key]: value })).toEqual([]);
   });
