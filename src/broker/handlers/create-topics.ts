@@ -4,10 +4,14 @@
  * replication factor above 1 is INVALID_REPLICATION_FACTOR, and a manual assignment
  * must place every partition on this node alone. Errors are per topic with a
  * message; a name given twice in one request is INVALID_REQUEST for that name.
+ * v5+ answers the created topic's partitions, replication factor and every config
+ * with its value and source, as DescribeConfigs lists them (KIP-525), validateOnly
+ * included; v7 its topic id.
  */
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import type { BrokerServices } from './broker-services.ts';
+import { configText, effectiveTopicConfigs } from './describe-configs.ts';
 import { toErrorAnswer } from './errors.ts';
 import type { RequestHandler } from './handler.ts';
 
@@ -24,7 +28,7 @@ export const handleCreateTopics: RequestHandler<BrokerServices> = (body, _contex
       errorMessage: null as string | null,
       numPartitions: -1,
       replicationFactor: -1,
-      configs: [],
+      configs: [] as Message[],
     };
     const fail = (errorCode: number, errorMessage: string) => {
       answer.errorCode = errorCode;
@@ -80,6 +84,15 @@ export const handleCreateTopics: RequestHandler<BrokerServices> = (body, _contex
       answer.topicId = created.topicId;
       answer.numPartitions = created.partitions;
       answer.replicationFactor = 1;
+      // The stored overrides (as validated), or the request's for validateOnly.
+      const overrides = services.logs.topic(t.name)?.configs ?? configs;
+      answer.configs = effectiveTopicConfigs(overrides, services.config).map((c) => ({
+        name: c.def.name,
+        value: c.def.type === 'password' ? null : configText(c.value),
+        readOnly: false,
+        configSource: c.source,
+        isSensitive: c.def.type === 'password',
+      }));
       if (body.validateOnly !== true) {
         services.logger.info({ topic: t.name, partitions, configs }, 'created topic');
       }

@@ -70,33 +70,9 @@ export const handleDescribeConfigs: RequestHandler<BrokerServices> = (body, cont
           configs: [],
         };
       }
-      const configs = topicConfigDefs
-        .filter((d) => wantedKey(d.name))
-        .map((def) => {
-          const synonyms: Message[] = [];
-          const override = topic.configs[def.name];
-          if (override !== undefined)
-            synonyms.push({ name: def.name, value: override, source: SOURCE_TOPIC });
-          const brokerKey = brokerKeyForTopicKey.get(def.name)!;
-          const brokerValue = services.config[brokerKey];
-          const brokerSet =
-            brokerValue !== undefined && configText(brokerValue) !== configText(def.default);
-          if (brokerSet)
-            synonyms.push({
-              name: brokerKey,
-              value: configText(brokerValue),
-              source: SOURCE_STATIC_BROKER,
-            });
-          synonyms.push({
-            name: brokerKey,
-            value: configText(def.default),
-            source: SOURCE_DEFAULT,
-          });
-          if (override !== undefined) return entry(def, override, SOURCE_TOPIC, synonyms);
-          return brokerSet
-            ? entry(def, brokerValue, SOURCE_STATIC_BROKER, synonyms)
-            : entry(def, def.default, SOURCE_DEFAULT, synonyms);
-        });
+      const configs = effectiveTopicConfigs(topic.configs, services.config)
+        .filter((c) => wantedKey(c.def.name))
+        .map((c) => entry(c.def, c.value, c.source, c.synonyms));
       return { ...base, errorCode: 0, errorMessage: null, configs };
     }
     if (r.resourceType === RESOURCE_BROKER) {
@@ -134,6 +110,39 @@ export const handleDescribeConfigs: RequestHandler<BrokerServices> = (body, cont
   });
   return { throttleTimeMs: 0, results };
 };
+
+/**
+ * Every topic config key with its effective value for a topic with these overrides,
+ * its source and its synonyms in precedence order (the topic's override, the broker's
+ * log.* key when set to other than Kafka's default, the default). DescribeConfigs
+ * lists them, and CreateTopics v5+ answers them for the topic it creates (KIP-525).
+ */
+export function effectiveTopicConfigs(
+  overrides: Readonly<Record<string, string>>,
+  brokerConfig: Readonly<Record<string, unknown>>,
+): Array<{ def: AnyConfigDef; value: unknown; source: number; synonyms: Message[] }> {
+  return topicConfigDefs.map((def) => {
+    const synonyms: Message[] = [];
+    const override = overrides[def.name];
+    if (override !== undefined)
+      synonyms.push({ name: def.name, value: override, source: SOURCE_TOPIC });
+    const brokerKey = brokerKeyForTopicKey.get(def.name)!;
+    const brokerValue = brokerConfig[brokerKey];
+    const brokerSet =
+      brokerValue !== undefined && configText(brokerValue) !== configText(def.default);
+    if (brokerSet)
+      synonyms.push({
+        name: brokerKey,
+        value: configText(brokerValue),
+        source: SOURCE_STATIC_BROKER,
+      });
+    synonyms.push({ name: brokerKey, value: configText(def.default), source: SOURCE_DEFAULT });
+    if (override !== undefined) return { def, value: override, source: SOURCE_TOPIC, synonyms };
+    return brokerSet
+      ? { def, value: brokerValue, source: SOURCE_STATIC_BROKER, synonyms }
+      : { def, value: def.default, source: SOURCE_DEFAULT, synonyms };
+  });
+}
 
 /** Kafka's text form of a typed config value. */
 export function configText(value: unknown): string | null {

@@ -7,6 +7,15 @@
  * with num.partitions when auto.create.topics.enable is on and the client allows it
  * (allowAutoTopicCreation, v4+; always allowed before), else UNKNOWN_TOPIC_OR_PARTITION.
  * Internal topics (`__` prefix) are flagged isInternal.
+ *
+ * Topic ids: answered from v10. v12 looks topics up by id (an entry with a non-zero
+ * id; its name is ignored, as Kafka does), UNKNOWN_TOPIC_ID for an id no topic has,
+ * never auto-creating; v10 and v11 refuse an entry with an id or without a name
+ * (INVALID_REQUEST), as Kafka's KafkaApis does.
+ *
+ * Authorized operations (v8+), when the client asks: every operation Kafka defines for
+ * a topic (and, v8-10, for the cluster), since there are no ACLs; otherwise Kafka's
+ * "not asked" sentinel.
  */
 
 import type { Message } from '../../protocol/codec.ts';
@@ -17,13 +26,44 @@ import { LEADER_EPOCH } from '../log/partition-log.ts';
 import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
 
+const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+/** Kafka's "authorized operations not requested" sentinel (INT32_MIN). */
+const NOT_ASKED = -2147483648;
+/** Bits of Kafka's AclOperation codes. */
+const ops = (...codes: number[]) => codes.reduce((bits, c) => bits | (1 << c), 0);
+/** Kafka's AclEntry.supportedOperations(TOPIC): READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS. */
+const TOPIC_OPERATIONS = ops(3, 4, 5, 6, 7, 8, 10, 11);
+/** CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE. */
+export const CLUSTER_OPERATIONS = ops(5, 7, 8, 9, 10, 11, 12);
+
 export const handleMetadata: RequestHandler<BrokerServices> = (body, context, services) => {
   const { logs, nodeId } = services;
-  const requested = body.topics as Array<{ name: string | null }> | null;
-  const all = requested === null || (context.apiVersion === 0 && requested.length === 0);
+  const v = context.apiVersion;
+  const requested = body.topics as Array<{ name: string | null; topicId?: string }> | null;
+  const all = requested === null || (v === 0 && requested.length === 0);
+  const topicOps = body.includeTopicAuthorizedOperations === true ? TOPIC_OPERATIONS : NOT_ASKED;
   const topics: Message[] = [];
+  const byId = !all && requested.some((t) => t.topicId !== undefined && t.topicId !== ZERO_UUID);
   if (all) {
     for (const t of logs.topics()) topics.push(describeTopic(t, nodeId));
+  } else if (v < 12 && (byId || requested.some((t) => t.name === null))) {
+    for (const t of requested)
+      topics.push({
+        ...topicError(t.name, ErrorCode.INVALID_REQUEST),
+        topicId: t.topicId ?? ZERO_UUID,
+      });
+  } else if (byId) {
+    const seen = new Set<string>();
+    for (const { topicId } of requested) {
+      if (topicId === undefined || topicId === ZERO_UUID || seen.has(topicId)) continue;
+      seen.add(topicId);
+      const topic = logs.topicById(topicId);
+      topics.push(
+        topic === undefined
+          ? { ...topicError(null, ErrorCode.UNKNOWN_TOPIC_ID), topicId }
+          : describeTopic(topic, nodeId),
+      );
+    }
   } else {
     const autoCreate =
       services.config['auto.create.topics.enable'] === true &&
@@ -50,12 +90,15 @@ export const handleMetadata: RequestHandler<BrokerServices> = (body, context, se
       );
     }
   }
+  for (const t of topics) if (t.errorCode === 0) t.topicAuthorizedOperations = topicOps;
   return {
     throttleTimeMs: 0,
     brokers: [{ nodeId, host: services.advertisedHost, port: services.port, rack: null }],
     clusterId: services.clusterId,
     controllerId: nodeId,
     topics,
+    clusterAuthorizedOperations:
+      body.includeClusterAuthorizedOperations === true ? CLUSTER_OPERATIONS : NOT_ASKED,
   };
 };
 
@@ -81,6 +124,6 @@ function describeTopic(t: TopicDescription, nodeId: number): Message {
   };
 }
 
-function topicError(name: string, errorCode: number): Message {
+function topicError(name: string | null, errorCode: number): Message {
   return { errorCode, name, isInternal: false, partitions: [] };
 }

@@ -193,6 +193,13 @@ export class LogManager {
     return t && describe(t.meta);
   }
 
+  /** The topic with this id (Metadata v12, DeleteTopics v6 and Fetch by id); undefined if none. */
+  topicById(topicId: string): TopicDescription | undefined {
+    for (const t of this.topicsByName.values())
+      if (t.meta.topicId === topicId) return describe(t.meta);
+    return undefined;
+  }
+
   /** The topic's effective config (overrides over broker values over defaults). */
   effectiveConfig(name: string): TopicConfig {
     return this.requireTopic(name).config;

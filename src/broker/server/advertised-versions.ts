@@ -15,7 +15,6 @@
  *
  * Held back, with what the handler would have to serve first:
  * - ListGroups 3+: librdkafka 2.0 mis-parses it (KAFKA-CLIENTS.md), and it would pick it.
- * - CreateTopics 5+: the created topic's configs in the answer (KIP-525).
  *
  * Transactions: InitProducerId up to v4 (v3 carries the producer id and epoch for
  * librdkafka's KIP-360 epoch bump, v4 knows PRODUCER_FENCED); AddOffsetsToTxn, EndTxn
@@ -32,7 +31,8 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   // v7-v9: MAX_TIMESTAMP, EARLIEST_LOCAL and LATEST_TIERED (handlers/list-offsets.ts);
   // v10's timeout bounds remote lookups, of which there are none.
   [ApiKey.ListOffsets]: 10,
-  [ApiKey.Metadata]: 9,
+  // v10: topic ids in the answer; v12: topics asked by id (handlers/metadata.ts).
+  [ApiKey.Metadata]: 12,
   [ApiKey.OffsetCommit]: 8,
   // v7 carries require_stable (UNSTABLE_OFFSET_COMMIT while a transaction holds an
   // offset); v8 batches groups, each answered as v7 answers one.
@@ -54,9 +54,11 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   // Every version, answered in the version asked (handlers/api-versions.ts); a newer
   // one gets the v0-format UNSUPPORTED_VERSION refusal (KIP-511), see the router.
   [ApiKey.ApiVersions]: 4,
-  [ApiKey.CreateTopics]: 4,
-  // v5 answers an error message per topic.
-  [ApiKey.DeleteTopics]: 5,
+  // v5: the created topic's configs in the answer (KIP-525); v6 only adds a quota
+  // error no single node raises; v7: its topic id.
+  [ApiKey.CreateTopics]: 7,
+  // v5 answers an error message per topic; v6 takes topics by name or id.
+  [ApiKey.DeleteTopics]: 6,
   [ApiKey.InitProducerId]: 4,
   [ApiKey.AddPartitionsToTxn]: 4,
   [ApiKey.AddOffsetsToTxn]: 3,

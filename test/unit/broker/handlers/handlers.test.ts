@@ -545,3 +545,160 @@ describe('JoinGroup v8/v9 and LeaveGroup v5', () => {
     }
   });
 });
+
+describe('CreateTopics v5-v7', () => {
+  it("answers the created topic's partitions, configs with their sources (KIP-525) and its id (v7)", async () => {
+    const create = (version: number, name: string, validateOnly = false) =>
+      c
+        .request(ApiKey.CreateTopics, version, {
+          topics: [
+            {
+              name,
+              numPartitions: 3,
+              replicationFactor: -1,
+              assignments: [],
+              configs: [{ name: 'cleanup.policy', value: 'compact' }],
+            },
+          ],
+          timeoutMs: 5000,
+          validateOnly,
+        })
+        .then((r) => r.topics[0]);
+    const created = await create(7, 'described-on-create');
+    expect(created).toMatchObject({ errorCode: 0, numPartitions: 3, replicationFactor: 1 });
+    const byName = new Map((created.configs as Message[]).map((e) => [e.name, e]));
+    expect(byName.get('cleanup.policy')).toMatchObject({
+      value: 'compact',
+      configSource: 1, // TOPIC_CONFIG
+      readOnly: false,
+      isSensitive: false,
+    });
+    expect(byName.get('retention.ms')).toMatchObject({ value: '604800000', configSource: 5 });
+    // The same entries DescribeConfigs lists, and the id Metadata answers.
+    const described = await c.request(ApiKey.DescribeConfigs, 4, {
+      resources: [
+        { resourceType: 2, resourceName: 'described-on-create', configurationKeys: null },
+      ],
+      includeSynonyms: false,
+      includeDocumentation: false,
+    });
+    expect(
+      (described.results[0].configs as Message[]).map((e) => [e.name, e.value, e.configSource]),
+    ).toEqual((created.configs as Message[]).map((e) => [e.name, e.value, e.configSource]));
+    const meta = await c.request(ApiKey.Metadata, 12, {
+      topics: [{ name: 'described-on-create', topicId: '00000000-0000-0000-0000-000000000000' }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    expect(created.topicId).toBe(meta.topics[0].topicId);
+    expect(created.topicId).not.toBe('00000000-0000-0000-0000-000000000000');
+    // validateOnly answers what the topic would get, and creates nothing.
+    const dry = await create(5, 'dry-run', true);
+    expect(dry).toMatchObject({ errorCode: 0, numPartitions: 3 });
+    expect((dry.configs as Message[]).find((e) => e.name === 'cleanup.policy')?.value).toBe(
+      'compact',
+    );
+    // Before v5 the answer has none of it.
+    const old = await create(4, 'created-at-v4');
+    expect(old.configs ?? []).toEqual([]);
+  });
+});
+
+describe('Metadata v10-v12', () => {
+  const ZERO = '00000000-0000-0000-0000-000000000000';
+  it('answers topic ids, looks topics up by id (v12), and authorized operations when asked', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'by-id' }],
+      allowAutoTopicCreation: true,
+    });
+    const byName = await c.request(ApiKey.Metadata, 10, {
+      topics: [{ name: 'by-id', topicId: ZERO }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: true,
+      includeTopicAuthorizedOperations: true,
+    });
+    const id = byName.topics[0].topicId as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(id).not.toBe(ZERO);
+    // READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS: no ACLs.
+    expect(byName.topics[0].topicAuthorizedOperations).toBe(0b1101_1111_1000);
+    // CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS IDEMPOTENT_WRITE.
+    expect(byName.clusterAuthorizedOperations).toBe(0b1_1111_1010_0000);
+
+    const unknown = 'd5c8e6a1-0000-4000-8000-000000000001';
+    const byId = await c.request(ApiKey.Metadata, 12, {
+      topics: [
+        { name: null, topicId: id },
+        { name: null, topicId: unknown },
+      ],
+      allowAutoTopicCreation: true,
+      includeTopicAuthorizedOperations: false,
+    });
+    expect(byId.topics).toHaveLength(2);
+    expect(byId.topics[0]).toMatchObject({ errorCode: 0, name: 'by-id', topicId: id });
+    expect(byId.topics[0].topicAuthorizedOperations).toBe(-2147483648);
+    expect(byId.topics[1]).toMatchObject({
+      errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
+      name: null,
+      topicId: unknown,
+    });
+    // v10 and v11 take names only, as Kafka.
+    const v11 = await c.request(ApiKey.Metadata, 11, {
+      topics: [{ name: 'by-id', topicId: id }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    expect(v11.topics[0].errorCode).toBe(ErrorCode.INVALID_REQUEST);
+  });
+});
+
+describe('DeleteTopics v6', () => {
+  const ZERO = '00000000-0000-0000-0000-000000000000';
+  it('deletes topics named by name or by id, and refuses what Kafka refuses', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'gone-by-id' }, { name: 'gone-by-name' }],
+      allowAutoTopicCreation: true,
+    });
+    const ids = await c.request(ApiKey.Metadata, 12, {
+      topics: [
+        { name: 'gone-by-id', topicId: ZERO },
+        { name: 'gone-by-name', topicId: ZERO },
+      ],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    const [byIdId, byNameId] = ids.topics.map((t: Message) => t.topicId as string);
+    const unknownId = 'd5c8e6a1-0000-4000-8000-000000000002';
+    const res = await c.request(ApiKey.DeleteTopics, 6, {
+      topics: [
+        { name: null, topicId: byIdId },
+        { name: 'gone-by-name', topicId: ZERO },
+        { name: null, topicId: unknownId },
+        { name: 'no-such-topic', topicId: ZERO },
+        { name: 'both', topicId: byNameId },
+        { name: null, topicId: ZERO },
+      ],
+      timeoutMs: 5000,
+    });
+    expect(res.responses.map((r: Message) => [r.name, r.topicId, r.errorCode])).toEqual([
+      ['gone-by-id', byIdId, 0],
+      ['gone-by-name', byNameId, 0],
+      [null, unknownId, ErrorCode.UNKNOWN_TOPIC_ID],
+      ['no-such-topic', ZERO, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+      ['both', byNameId, ErrorCode.INVALID_REQUEST],
+      [null, ZERO, ErrorCode.INVALID_REQUEST],
+    ]);
+    const after = await c.request(ApiKey.Metadata, 12, {
+      topics: [
+        { name: null, topicId: byIdId },
+        { name: null, topicId: byNameId },
+      ],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    expect(after.topics.map((t: Message) => t.errorCode)).toEqual([
+      ErrorCode.UNKNOWN_TOPIC_ID,
+      ErrorCode.UNKNOWN_TOPIC_ID,
+    ]);
+  });
+});
