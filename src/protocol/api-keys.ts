@@ -15,9 +15,12 @@ import { createTopics } from './messages/create-topics.ts';
 import { deleteGroups } from './messages/delete-groups.ts';
 import { deleteRecords } from './messages/delete-records.ts';
 import { deleteTopics } from './messages/delete-topics.ts';
+import { describeCluster } from './messages/describe-cluster.ts';
 import { describeConfigs } from './messages/describe-configs.ts';
 import { describeGroups } from './messages/describe-groups.ts';
+import { describeLogDirs } from './messages/describe-log-dirs.ts';
 import { describeProducers } from './messages/describe-producers.ts';
+import { describeTopicPartitions } from './messages/describe-topic-partitions.ts';
 import { describeTransactions } from './messages/describe-transactions.ts';
 import { endTxn } from './messages/end-txn.ts';
 import { fetch } from './messages/fetch.ts';
@@ -34,6 +37,7 @@ import { metadata } from './messages/metadata.ts';
 import { offsetCommit } from './messages/offset-commit.ts';
 import { offsetDelete } from './messages/offset-delete.ts';
 import { offsetFetch } from './messages/offset-fetch.ts';
+import { offsetForLeaderEpoch } from './messages/offset-for-leader-epoch.ts';
 import { produce } from './messages/produce.ts';
 import { saslAuthenticate } from './messages/sasl-authenticate.ts';
 import { saslHandshake } from './messages/sasl-handshake.ts';
@@ -62,20 +66,24 @@ export const ApiKey = {
   DeleteTopics: 20,
   DeleteRecords: 21,
   InitProducerId: 22,
+  OffsetForLeaderEpoch: 23,
   AddPartitionsToTxn: 24,
   AddOffsetsToTxn: 25,
   EndTxn: 26,
   TxnOffsetCommit: 28,
   DescribeConfigs: 32,
   AlterConfigs: 33,
+  DescribeLogDirs: 35,
   SaslAuthenticate: 36,
   CreatePartitions: 37,
   DeleteGroups: 42,
   IncrementalAlterConfigs: 44,
   OffsetDelete: 47,
+  DescribeCluster: 60,
   DescribeProducers: 61,
   DescribeTransactions: 65,
   ListTransactions: 66,
+  DescribeTopicPartitions: 75,
 } as const;
 
 export const allSchemas: readonly ApiSchema[] = [
@@ -98,20 +106,24 @@ export const allSchemas: readonly ApiSchema[] = [
   deleteTopics,
   deleteRecords,
   initProducerId,
+  offsetForLeaderEpoch,
   addPartitionsToTxn,
   addOffsetsToTxn,
   endTxn,
   txnOffsetCommit,
   describeConfigs,
   alterConfigs,
+  describeLogDirs,
   saslAuthenticate,
   createPartitions,
   deleteGroups,
   incrementalAlterConfigs,
   offsetDelete,
+  describeCluster,
   describeProducers,
   describeTransactions,
   listTransactions,
+  describeTopicPartitions,
 ];
 
 // Dense by key (the highest key is small), so lookup on the hot path is an index.

@@ -27,11 +27,17 @@
  *
  * Leader epochs (the single node's is always LEADER_EPOCH, stamped on every batch it
  * appends): a current_leader_epoch (v9+) above it is UNKNOWN_LEADER_EPOCH. A
- * last_fetched_epoch (v12+) is checked as Kafka's Partition.readRecords does: an epoch
- * the log has no entry for (a later one, or any on an empty log) is
+ * last_fetched_epoch (v12+) is checked as Kafka's Partition.readRecords does, over an
+ * epoch cache holding LEADER_EPOCH from the log start (Kafka records it when the
+ * partition gets its leader, so an empty log has it too): a later epoch is
  * OFFSET_OUT_OF_RANGE; for LEADER_EPOCH, a fetch offset past the log end gets no
  * records but a diverging epoch {LEADER_EPOCH, log end}, which tells the client to
  * truncate to the log end rather than reset its position.
+ *
+ * Topic ids (v13+): topics are named by id, answered by id; an id no topic has is
+ * UNKNOWN_TOPIC_ID for each of its partitions. v15's replica state and v17's
+ * directory id come only from followers, which a single node has none of; v16's
+ * node endpoints go with NOT_LEADER answers, which a single node never gives.
  *
  * No fetch sessions: session id 0. A single node: preferred read replica -1.
  */
@@ -60,7 +66,10 @@ const NO_ABORTED_TXNS: readonly Message[] = Object.freeze([]);
 const READ_COMMITTED = 1;
 
 interface Wanted {
+  /** The topic's name; for an unknown id (v13+), the id. */
   topic: string;
+  /** v13+: the id the request named the topic by; undefined before. */
+  topicId?: string;
   partition: number;
   fetchOffset: number;
   /** -1: none given (or a version without the field). */
@@ -73,17 +82,24 @@ interface Wanted {
 export const handleFetch: RequestHandler<BrokerServices> = async (body, context, services) => {
   const buffers = context.connection.answerBuffers;
   const wanted: Wanted[] = [];
+  const byId = context.apiVersion >= 13;
   for (const t of body.topics as Message[]) {
+    const name = byId ? services.logs.topicById(t.topicId)?.name : (t.topic as string);
     for (const p of t.partitions as Message[]) {
       let log: PartitionLog | LogError;
-      try {
-        log = services.logs.getLog(t.topic, p.partition);
-      } catch (e) {
-        if (!(e instanceof LogError)) throw e;
-        log = e;
+      if (name === undefined) {
+        log = new LogError('UNKNOWN_TOPIC_ID', `no topic has id ${t.topicId}`);
+      } else {
+        try {
+          log = services.logs.getLog(name, p.partition);
+        } catch (e) {
+          if (!(e instanceof LogError)) throw e;
+          log = e;
+        }
       }
       wanted.push({
-        topic: t.topic,
+        topic: name ?? (t.topicId as string),
+        ...(byId ? { topicId: t.topicId as string } : {}),
         partition: p.partition,
         fetchOffset: Number(p.fetchOffset),
         currentLeaderEpoch: (p.currentLeaderEpoch as number | undefined) ?? -1,
@@ -144,7 +160,7 @@ function readAll(
   let current: Message | undefined;
   for (const w of wanted) {
     if (current === undefined || current.topic !== w.topic) {
-      current = { topic: w.topic, partitions: [] };
+      current = { topic: w.topic, topicId: w.topicId, partitions: [] };
       responses.push(current);
     }
     const partition: Message = {
@@ -230,9 +246,8 @@ function checkEpochs(
 ): number | { epoch: number; endOffset: number } | undefined {
   if (w.currentLeaderEpoch > LEADER_EPOCH) return ErrorCode.UNKNOWN_LEADER_EPOCH;
   if (w.lastFetchedEpoch < 0) return undefined;
-  // The epoch cache holds LEADER_EPOCH from the first record on, nothing before.
-  if (w.lastFetchedEpoch !== LEADER_EPOCH || log.logEndOffset === 0)
-    return ErrorCode.OFFSET_OUT_OF_RANGE;
+  // The epoch cache holds LEADER_EPOCH from the log start, nothing before or after.
+  if (w.lastFetchedEpoch !== LEADER_EPOCH) return ErrorCode.OFFSET_OUT_OF_RANGE;
   if (w.fetchOffset < log.logStartOffset) return ErrorCode.OFFSET_OUT_OF_RANGE;
   if (w.fetchOffset > log.logEndOffset) return { epoch: LEADER_EPOCH, endOffset: log.logEndOffset };
   return undefined;

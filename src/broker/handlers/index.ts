@@ -10,12 +10,16 @@ import { handleCreatePartitions } from './create-partitions.ts';
 import { handleCreateTopics } from './create-topics.ts';
 import { handleDeleteRecords } from './delete-records.ts';
 import { handleDeleteTopics } from './delete-topics.ts';
+import { handleDescribeCluster } from './describe-cluster.ts';
 import { handleDescribeConfigs } from './describe-configs.ts';
+import { handleDescribeLogDirs } from './describe-log-dirs.ts';
+import { handleDescribeTopicPartitions } from './describe-topic-partitions.ts';
 import { handleFetch } from './fetch.ts';
 import type { RequestHandler } from './handler.ts';
 import { handleInitProducerId } from './init-producer-id.ts';
 import { handleListOffsets } from './list-offsets.ts';
 import { handleMetadata } from './metadata.ts';
+import { handleOffsetForLeaderEpoch } from './offset-for-leader-epoch.ts';
 import { handleProduce } from './produce.ts';
 import { handleSaslHandshake } from './sasl-handshake.ts';
 import { txnHandlers } from './txn/index.ts';
@@ -34,5 +38,9 @@ export const brokerHandlers: ReadonlyMap<number, RequestHandler<BrokerServices>>
   [ApiKey.AlterConfigs, handleAlterConfigs],
   [ApiKey.CreatePartitions, handleCreatePartitions],
   [ApiKey.IncrementalAlterConfigs, handleIncrementalAlterConfigs],
+  [ApiKey.OffsetForLeaderEpoch, handleOffsetForLeaderEpoch],
+  [ApiKey.DescribeLogDirs, handleDescribeLogDirs],
+  [ApiKey.DescribeCluster, handleDescribeCluster],
+  [ApiKey.DescribeTopicPartitions, handleDescribeTopicPartitions],
   ...txnHandlers,
 ]);

@@ -32,7 +32,7 @@ const NOT_ASKED = -2147483648;
 /** Bits of Kafka's AclOperation codes. */
 const ops = (...codes: number[]) => codes.reduce((bits, c) => bits | (1 << c), 0);
 /** Kafka's AclEntry.supportedOperations(TOPIC): READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS. */
-const TOPIC_OPERATIONS = ops(3, 4, 5, 6, 7, 8, 10, 11);
+export const TOPIC_OPERATIONS = ops(3, 4, 5, 6, 7, 8, 10, 11);
 /** CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE. */
 export const CLUSTER_OPERATIONS = ops(5, 7, 8, 9, 10, 11, 12);
 

@@ -25,7 +25,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { formatConfigError, parseConfig } from '../../config/config-def.ts';
 import type { Clock } from '../../util/clock.ts';
 import { getLogger, type Logger } from '../../util/logger.ts';
@@ -81,6 +81,8 @@ const PARTITION_DIR = /^(.+)-(\d+)$/;
 
 export class LogManager {
   private readonly topicsByName = new Map<string, Topic>();
+  /** Topic id to name, beside topicsByName (Fetch v13+ names topics by id on every request). */
+  private readonly namesById = new Map<string, string>();
   private readonly store: TopicMetadataStore;
   private readonly logger: Logger;
   readonly cleaner: LogCleaner;
@@ -138,6 +140,7 @@ export class LogManager {
         logs.push(manager.openLog(meta.name, p, config));
       }
       manager.topicsByName.set(meta.name, { meta, config, logs });
+      manager.namesById.set(meta.topicId, meta.name);
     }
     for (const entry of readdirSync(options.dataDir, { withFileTypes: true })) {
       if (!entry.isDirectory() || !PARTITION_DIR.test(entry.name) || claimed.has(entry.name))
@@ -184,6 +187,11 @@ export class LogManager {
     return effectiveTopicConfig(typed, this.options.brokerConfig);
   }
 
+  /** The folder every partition's directory is in (DescribeLogDirs answers it). */
+  get dataDir(): string {
+    return resolve(this.options.dataDir);
+  }
+
   topics(): TopicDescription[] {
     return [...this.topicsByName.values()].map((t) => describe(t.meta));
   }
@@ -195,9 +203,8 @@ export class LogManager {
 
   /** The topic with this id (Metadata v12, DeleteTopics v6 and Fetch by id); undefined if none. */
   topicById(topicId: string): TopicDescription | undefined {
-    for (const t of this.topicsByName.values())
-      if (t.meta.topicId === topicId) return describe(t.meta);
-    return undefined;
+    const name = this.namesById.get(topicId);
+    return name === undefined ? undefined : this.topic(name);
   }
 
   /** The topic's effective config (overrides over broker values over defaults). */
@@ -250,6 +257,7 @@ export class LogManager {
     }
     this.store.save(meta);
     this.topicsByName.set(name, { meta, config, logs });
+    this.namesById.set(meta.topicId, name);
     return describe(meta);
   }
 
@@ -257,6 +265,7 @@ export class LogManager {
     const t = this.requireTopic(name);
     this.store.remove(name);
     this.topicsByName.delete(name);
+    this.namesById.delete(t.meta.topicId);
     for (const log of t.logs) {
       await log.deleteAll();
       rmSync(log.dir, { recursive: true, force: true });

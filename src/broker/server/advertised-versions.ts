@@ -25,9 +25,9 @@ import { ApiKey } from '../../protocol/api-keys.ts';
 
 export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   [ApiKey.Produce]: 9,
-  // v12: last_fetched_epoch and diverging epochs (handlers/fetch.ts); v13+ (topic ids)
-  // is not in the codec yet.
-  [ApiKey.Fetch]: 12,
+  // v12: last_fetched_epoch and diverging epochs; v13+: topics by id; v15-17 add only
+  // what followers send or leader changes answer (handlers/fetch.ts).
+  [ApiKey.Fetch]: 17,
   // v7-v9: MAX_TIMESTAMP, EARLIEST_LOCAL and LATEST_TIERED (handlers/list-offsets.ts);
   // v10's timeout bounds remote lookups, of which there are none.
   [ApiKey.ListOffsets]: 10,
@@ -69,4 +69,13 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   [ApiKey.DescribeTransactions]: 0,
   [ApiKey.ListTransactions]: 1,
   [ApiKey.DescribeConfigs]: 4,
+  // Every version Kafka defines, each served in full (see each handler's header).
+  // v1: the endpoint type, answered as a broker listener does.
+  [ApiKey.DescribeCluster]: 1,
+  // v2+: current_leader_epoch fenced; v3+: replica_id, answered alike for all.
+  [ApiKey.OffsetForLeaderEpoch]: 4,
+  // v4: the volume's total and usable bytes (statfs).
+  [ApiKey.DescribeLogDirs]: 4,
+  // KIP-966: paged by the cursor as Kafka pages it.
+  [ApiKey.DescribeTopicPartitions]: 0,
 };

@@ -18,6 +18,15 @@ import type { Message } from '../codec.ts';
 import { ErrorCode } from '../error-codes.ts';
 import { decodeResponse, encodeRequestChunks } from '../framing.ts';
 
+
+/**
+ * Where this client stops below what the codec can encode, because it does not serve
+ * a later version's semantics: Fetch v13+ names topics by id, and the consumer
+ * (group-consumer.ts) fetches by name.
+ */
+const CLIENT_MAX_VERSION: Readonly<Partial<Record<number, number>>> = {
+  [ApiKey.Fetch]: 12,
+};
 export class ConnectionClosedError extends Error {
   constructor(address: string, cause?: unknown) {
     super(`connection to ${address} closed`, { cause });
@@ -211,6 +220,7 @@ export class BrokerConnection {
     });
   }
 
+  /** Negotiates each API's version: the highest both sides know, within CLIENT_MAX_VERSION. */
   private async negotiateVersions(): Promise<void> {
     const ours = schemaFor(ApiKey.ApiVersions)!;
     let answer = await this.send(
@@ -229,7 +239,11 @@ export class BrokerConnection {
     for (const range of answer.apiKeys as Message[]) {
       const schema = schemaFor(range.apiKey);
       if (!schema) continue;
-      const max = Math.min(schema.maxVersion, range.maxVersion);
+      const max = Math.min(
+        schema.maxVersion,
+        range.maxVersion,
+        CLIENT_MAX_VERSION[range.apiKey] ?? schema.maxVersion,
+      );
       const min = Math.max(schema.minVersion, range.minVersion);
       if (min <= max) this.versions.set(range.apiKey, max);
     }

@@ -1,19 +1,28 @@
 /**
  * Fetch (key 1). Spec: Kafka's FetchRequest.json / FetchResponse.json (v12 is the
- * first flexible version; v13 replaces topic names with topic ids and is not here).
- * Topic names end at v12 and ReplicaId at v14 (v15 moves it into ReplicaState), as in
- * the spec, so widening maxVersion cannot silently keep them on the wire.
+ * first flexible version; v13 replaces topic names with topic ids). Topic names end
+ * at v12 and ReplicaId at v14 (v15 moves it into the tagged ReplicaState), as in the
+ * spec; v16 adds the tagged NodeEndpoints of new leaders, v17 the replica's directory.
  */
 import { api, array, field as f, struct } from '../schema.ts';
 
 export const fetch = api({
   apiKey: 1,
   name: 'Fetch',
-  maxVersion: 12,
+  maxVersion: 17,
   flexibleFrom: 12,
   request: [
     f('clusterId', 'string', '12+', { nullable: '12+', default: null, tag: 0 }),
     f('replicaId', 'int32', '0-14', { default: -1 }),
+    f(
+      'replicaState',
+      struct([
+        f('replicaId', 'int32', '15+', { default: -1 }),
+        f('replicaEpoch', 'int64', '15+', { default: -1n }),
+      ]),
+      '15+',
+      { tag: 1 },
+    ),
     f('maxWaitMs', 'int32', '0+'),
     f('minBytes', 'int32', '0+'),
     f('maxBytes', 'int32', '3+', { default: 0x7fffffff }),
@@ -24,6 +33,7 @@ export const fetch = api({
       'topics',
       array([
         f('topic', 'string', '0-12'),
+        f('topicId', 'uuid', '13+'),
         f(
           'partitions',
           array([
@@ -33,6 +43,7 @@ export const fetch = api({
             f('lastFetchedEpoch', 'int32', '12+', { default: -1 }),
             f('logStartOffset', 'int64', '5+', { default: -1n }),
             f('partitionMaxBytes', 'int32', '0+'),
+            f('replicaDirectoryId', 'uuid', '17+', { tag: 0 }),
           ]),
           '0+',
         ),
@@ -41,7 +52,11 @@ export const fetch = api({
     ),
     f(
       'forgottenTopicsData',
-      array([f('topic', 'string', '7-12'), f('partitions', array('int32'), '7+')]),
+      array([
+        f('topic', 'string', '7-12'),
+        f('topicId', 'uuid', '13+'),
+        f('partitions', array('int32'), '7+'),
+      ]),
       '7+',
     ),
     f('rackId', 'string', '11+', { default: '' }),
@@ -54,6 +69,7 @@ export const fetch = api({
       'responses',
       array([
         f('topic', 'string', '0-12'),
+        f('topicId', 'uuid', '13+'),
         f(
           'partitions',
           array([
@@ -102,6 +118,17 @@ export const fetch = api({
         ),
       ]),
       '0+',
+    ),
+    f(
+      'nodeEndpoints',
+      array([
+        f('nodeId', 'int32', '16+'),
+        f('host', 'string', '16+'),
+        f('port', 'int32', '16+'),
+        f('rack', 'string', '16+', { nullable: '16+', default: null }),
+      ]),
+      '16+',
+      { tag: 0 },
     ),
   ],
 });

@@ -478,13 +478,18 @@ describe('Fetch v12 and leader epochs', () => {
     expect(ahead.errorCode).toBe(0);
     expect(ahead.divergingEpoch).toEqual({ epoch: 0, endOffset: 2n });
     expect((ahead.records as Buffer).length).toBe(0);
-    // An epoch the log never had, or any on an empty log: the position is out of range.
+    // An epoch the log never had: the position is out of range.
     expect((await fetch12('epochs', 1, { lastFetchedEpoch: 3 })).errorCode).toBe(
       ErrorCode.OFFSET_OUT_OF_RANGE,
     );
-    expect((await fetch12('epochs-empty', 0, { lastFetchedEpoch: 0 })).errorCode).toBe(
-      ErrorCode.OFFSET_OUT_OF_RANGE,
-    );
+    // An empty log has epoch 0 from offset 0 (recorded at leadership, as in Kafka).
+    const empty = await fetch12('epochs-empty', 0, { lastFetchedEpoch: 0 });
+    expect(empty.errorCode).toBe(0);
+    expect(empty.divergingEpoch).toMatchObject({ epoch: -1, endOffset: -1n });
+    expect((await fetch12('epochs-empty', 1, { lastFetchedEpoch: 0 })).divergingEpoch).toEqual({
+      epoch: 0,
+      endOffset: 0n,
+    });
     // current_leader_epoch: 0 is the leader's, a later one unknown.
     expect((await fetch12('epochs', 0, { currentLeaderEpoch: 0 })).errorCode).toBe(0);
     expect((await fetch12('epochs', 0, { currentLeaderEpoch: 1 })).errorCode).toBe(
@@ -700,5 +705,58 @@ describe('DeleteTopics v6', () => {
       ErrorCode.UNKNOWN_TOPIC_ID,
       ErrorCode.UNKNOWN_TOPIC_ID,
     ]);
+  });
+});
+
+describe('Fetch v13+ by topic id', () => {
+  it('reads a topic named by its id and answers UNKNOWN_TOPIC_ID for an id no topic has', async () => {
+    await c.request(ApiKey.Metadata, 8, {
+      topics: [{ name: 'fetch-by-id' }],
+      allowAutoTopicCreation: true,
+    });
+    await produce('fetch-by-id', 0, batch(['x', 'y']));
+    const meta = await c.request(ApiKey.Metadata, 12, {
+      topics: [{ name: 'fetch-by-id', topicId: '00000000-0000-0000-0000-000000000000' }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    const id = meta.topics[0].topicId as string;
+    const unknown = 'd5c8e6a1-0000-4000-8000-000000000003';
+    for (const version of [13, 15, 17]) {
+      const res = await c.request(ApiKey.Fetch, version, {
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1 << 20,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [id, unknown].map((topicId) => ({
+          topicId,
+          partitions: [
+            {
+              partition: 0,
+              currentLeaderEpoch: -1,
+              fetchOffset: 0n,
+              lastFetchedEpoch: -1,
+              logStartOffset: -1n,
+              partitionMaxBytes: 1 << 20,
+            },
+          ],
+        })),
+        forgottenTopicsData: [],
+        rackId: '',
+      });
+      expect(
+        res.responses.map((r: Message) => r.topicId),
+        `v${version}`,
+      ).toEqual([id, unknown]);
+      const [found, missing] = res.responses.map((r: Message) => r.partitions[0]);
+      expect(found.errorCode).toBe(0);
+      expect(decodeRecords(found.records as Buffer, 0).map((r) => r.value?.toString())).toEqual([
+        'x',
+        'y',
+      ]);
+      expect(missing.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_ID);
+    }
   });
 });

@@ -23,7 +23,7 @@ describe('request router', () => {
       );
       expect(ranges).toMatchObject({
         [ApiKey.Produce]: [0, 9],
-        [ApiKey.Fetch]: [0, 12],
+        [ApiKey.Fetch]: [0, 17],
         [ApiKey.ListOffsets]: [0, 10],
         [ApiKey.Metadata]: [0, 12],
         [ApiKey.ApiVersions]: [0, 4],
