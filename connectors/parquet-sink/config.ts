@@ -58,6 +58,37 @@ const parquetCodec: Validator<string> = (v, key) => {
 
 const CONFLUENT_FORMATS = 'io.confluent.connect.s3.format.';
 const PARQUET_FORMATS = [`${CONFLUENT_FORMATS}parquet.ParquetFormat`, 'ParquetFormat'];
+/**
+ * keys.format.class / headers.format.class: Confluent's default is AvroFormat, which is
+ * not written here, so with store.kafka.keys/headers on the class must be set, and to
+ * ParquetFormat; unset it is refused rather than another format picked silently.
+ */
+function viewFormatErrors(v: Readonly<Record<string, unknown>>): ConfigError[] {
+  const errors: ConfigError[] = [];
+  for (const [store, key] of [
+    ['store.kafka.keys', 'keys.format.class'],
+    ['store.kafka.headers', 'headers.format.class'],
+  ] as const) {
+    const value = v[key] as string | null | undefined;
+    if (value !== null && value !== undefined && value !== '') {
+      if (!PARQUET_FORMATS.includes(value)) {
+        errors.push({
+          key,
+          value,
+          message: `not supported: ${key}=${value}; keys and headers files are written as Parquet only: set ${key}=${PARQUET_FORMATS[0]}`,
+        });
+      }
+    } else if (v[store] === true) {
+      errors.push({
+        key,
+        value: value ?? null,
+        message: `${store}=true needs ${key}=${PARQUET_FORMATS[0]}: Confluent's default for ${key} is AvroFormat, which this sink does not write`,
+      });
+    }
+  }
+  return errors;
+}
+
 const formatClass: Validator<string> = (v, key) =>
   PARQUET_FORMATS.includes(v)
     ? undefined
@@ -247,14 +278,30 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'store.kafka.keys',
     type: 'boolean',
     default: false,
-    doc: "Write record keys in a __kafka_key column of the value file (Confluent's sink writes separate key files instead; keys.format.class is refused)",
+    doc: "Write record keys in a keys file beside each value file (<name>.keys<ext>, one column `key`), as Confluent's sink does; needs keys.format.class=ParquetFormat, and a record with a null key fails",
     group: GROUP_FILES,
   }),
   define({
     name: 'store.kafka.headers',
     type: 'boolean',
     default: false,
-    doc: "Write record headers in a __kafka_headers column of the value file (Confluent's sink writes separate header files instead; headers.format.class is refused)",
+    doc: "Write record headers in a headers file beside each value file (<name>.headers<ext>, one column `headers`: a list of {key, value} strings), as Confluent's sink does; needs headers.format.class=ParquetFormat, and a record without headers fails",
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'keys.format.class',
+    type: 'string',
+    default: null,
+    defaultDoc: "AvroFormat in Confluent's sink, refused here",
+    doc: "Format of the keys files with store.kafka.keys=true: Confluent's ParquetFormat (or ParquetFormat) only; must be set, Confluent's default (AvroFormat) is not written",
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'headers.format.class',
+    type: 'string',
+    default: null,
+    defaultDoc: "AvroFormat in Confluent's sink, refused here",
+    doc: "Format of the headers files with store.kafka.headers=true: Confluent's ParquetFormat (or ParquetFormat) only; must be set, Confluent's default (AvroFormat) is not written",
     group: GROUP_FILES,
   }),
   define({
@@ -449,7 +496,7 @@ export function toSinkConfig(v: Readonly<Record<string, unknown>>): ParquetSinkC
 
 /** Cross-field checks, one error per offending key (the connector's validate()). */
 export function validateSinkConfig(v: Readonly<Record<string, unknown>>): ConfigError[] {
-  const errors: ConfigError[] = [...unsupportedKeyErrors(v)];
+  const errors: ConfigError[] = [...unsupportedKeyErrors(v), ...viewFormatErrors(v)];
   const url = v['store.url'] as string;
   errors.push(...validateS3Config(v, url.startsWith('file:')));
   if ((v['s3.compression.type'] as string).toLowerCase() !== 'none') {

@@ -11,6 +11,10 @@
  * definitions find the files, and a bucket Confluent's connector wrote is resumed in
  * place.
  *
+ * With store.kafka.keys / store.kafka.headers each value file has a keys file and a
+ * headers file beside it, Confluent's RecordView suffix before the extension:
+ * `<topic>+<partition>+<start offset>.keys<ext>` and `.headers<ext>` (record-views.ts).
+ *
  * Names this sink wrote before it followed Confluent's extensions end in `.parquet`
  * whatever the codec. parseFileName() reads both forms, and recovery replays an
  * interrupted group under the extension its files already have (recovery.ts), so
@@ -20,6 +24,7 @@
  * digits, so a name parses from its end without ambiguity for any delimiter.
  */
 import type { ParquetCodec } from './codecs.ts';
+import { type RecordView, viewSuffix } from './record-views.ts';
 
 export const PARQUET_EXTENSION = '.parquet';
 
@@ -51,9 +56,10 @@ export interface NameFormat {
   extension: string;
 }
 
-export function fileName(c: FileCoordinates, f: NameFormat): string {
+/** The value file's name, or with `view` the name of its keys or headers file. */
+export function fileName(c: FileCoordinates, f: NameFormat, view?: RecordView): string {
   const offset = String(c.startOffset).padStart(f.padWidth, '0');
-  return `${c.topic}${f.delim}${c.kafkaPartition}${f.delim}${offset}${f.extension}`;
+  return `${c.topic}${f.delim}${c.kafkaPartition}${f.delim}${offset}${viewSuffix(view)}${f.extension}`;
 }
 
 export function objectKey(
@@ -73,6 +79,8 @@ export function topicPrefix(topicsDir: string, topic: string, dirDelim = '/'): s
 
 export interface ParsedName extends FileCoordinates {
   extension: string;
+  /** Set for a keys or headers file; absent for a value file. */
+  view?: RecordView;
 }
 
 /** file.delim and directory.delim. */
@@ -89,7 +97,9 @@ const patterns = new Map<string, RegExp>();
 /**
  * Parse an object key written for `topic` (or for any topic when not given, the name
  * then being what follows the last directory delimiter); undefined for foreign files.
- * Any `.<codec>.parquet` or plain `.parquet` extension is read. With the topic known
+ * Any `.<codec>.parquet` or plain `.parquet` extension is read, after an optional
+ * `.keys` / `.headers` view suffix (so `t+0+5.keys.parquet` is the keys file of
+ * `t+0+5.parquet`, not a value file with a `.keys` codec). With the topic known
  * the name is matched as a whole key suffix, so a directory delimiter that also occurs
  * in topic names (directory.delim=_ and a topic my_orders) still parses.
  */
@@ -105,7 +115,7 @@ export function parseFileName(
     const name =
       topic === undefined ? `([^${escapeRegExp(d.dirDelim)}]+?)` : `(${escapeRegExp(topic)})`;
     re = new RegExp(
-      `(?:^|${escapeRegExp(d.dirDelim)})${name}${fd}(\\d+)${fd}(\\d+)((?:\\.[a-z0-9]+)?\\.parquet)$`,
+      `(?:^|${escapeRegExp(d.dirDelim)})${name}${fd}(\\d+)${fd}(\\d+)(?:\\.(keys|headers))?((?:\\.[a-z0-9]+)?\\.parquet)$`,
     );
     if (patterns.size > 1000) patterns.clear();
     patterns.set(id, re);
@@ -114,10 +124,12 @@ export function parseFileName(
   if (!m) return undefined;
   const startOffset = Number(m[3]);
   if (!Number.isSafeInteger(startOffset)) return undefined;
-  return {
+  const parsed: ParsedName = {
     topic: m[1] as string,
     kafkaPartition: Number(m[2]),
     startOffset,
-    extension: m[4] as string,
+    extension: m[5] as string,
   };
+  if (m[4] !== undefined) parsed.view = m[4] as RecordView;
+  return parsed;
 }

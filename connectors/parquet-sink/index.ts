@@ -2,14 +2,18 @@
  * Plugin entry: the Parquet sink (local folder or S3), answering to Confluent's
  * S3 sink class name so existing connector configs run unchanged.
  *
+ * store.kafka.keys / store.kafka.headers write Confluent's keys and headers files beside
+ * each value file (record-views.ts), so buckets are interchangeable with Confluent's.
+ *
  * Confluent parity: every key of Confluent's S3 sink is implemented with its semantics
  * (config.ts, s3-config.ts: encryption, ACL, tagging, proxy, credentials providers,
  * Confluent's file names and delimiters) or refused by name (unsupported-keys.ts).
  * What it does not do, and refuses when asked:
  *   - formats other than Parquet (JsonFormat, AvroFormat, ByteArrayFormat and their
  *     avro.*, json.*, format.bytearray.* keys, s3.compression.type=gzip);
- *   - keys and headers in files of their own (keys.format.class, headers.format.class):
- *     store.kafka.keys/headers write columns of the value file instead;
+ *   - keys and headers files in another format than Parquet (keys.format.class and
+ *     headers.format.class other than ParquetFormat; Confluent's default, AvroFormat,
+ *     included: with store.kafka.keys/headers the class must be set);
  *   - tombstones in a folder of their own (tombstone.encoded.partition);
  *   - Hive integration, HDFS storage, Content-MD5 digests (s3.send.digest), schema-name
  *     folders (s3.schema.partition.affix.type), max.write.duration.ms;

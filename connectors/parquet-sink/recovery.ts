@@ -18,6 +18,15 @@
  * keeps the file extension the group's files have (`extension`), so files written
  * before the sink used Confluent's codec extensions are rewritten under their names.
  *
+ * Keys and headers files (store.kafka.keys/headers, record-views.ts): each value file
+ * has its keys and headers files beside it, named after it, holding the same rows.
+ * They are uploaded before the value files of their group (topic-partition-writer.ts),
+ * so the value file is the commit point: recovery reads and counts value files only,
+ * and a value file present means its keys and headers files are. A crash after a keys
+ * file was written but before its value file leaves the group incomplete (or absent):
+ * the replay writes the keys file again under the same name with the same bytes, then
+ * the value file. Nothing is lost and nothing is counted twice.
+ *
  * A bucket Confluent's connector wrote: its files have Confluent's names but none of
  * these footer keys, and nothing in them records where a file ends. When the newest
  * file is such a file, recovery does not seek: consumption resumes at the connector's
@@ -93,7 +102,12 @@ export async function recoverPosition(
 ): Promise<RecoveredPosition | ForeignPosition | undefined> {
   const files = (await store.list(topicPrefix(topicsDir, topic, o.dirDelim)))
     .map((key) => ({ key, coords: parseFileName(key, o, topic) }))
-    .filter((f) => f.coords?.topic === topic && f.coords.kafkaPartition === partition);
+    .filter(
+      (f) =>
+        f.coords?.topic === topic &&
+        f.coords.kafkaPartition === partition &&
+        f.coords.view === undefined,
+    );
   if (files.length === 0) return undefined;
   let newest = files[0] as (typeof files)[number];
   for (const f of files) {

@@ -30,7 +30,7 @@ export type BufferedColumns =
   | { layout: 'flat'; columns: FlatColumnData[] }
   | { layout: 'values'; columns: unknown[][] };
 
-type FlatAppend = (value: unknown, extras: readonly unknown[], columns: ColumnBuilder[]) => void;
+type FlatAppend = (value: unknown, columns: ColumnBuilder[]) => void;
 
 export class RowBuffer {
   /** Flat layout: a builder per column; undefined in the values layout. */
@@ -70,14 +70,13 @@ export class RowBuffer {
 
   /**
    * Append a row: `value` is the record value (a struct object, or the single value
-   * of a non-struct schema; null writes nulls) and `extras` the extra columns' values
-   * (Kafka key, headers) in the order the schema declares them.
+   * of a non-struct schema; null writes nulls).
    */
-  append(value: unknown, extras: readonly unknown[] = []): void {
+  append(value: unknown): void {
     const builders = this.builders;
     if (builders !== undefined) {
       try {
-        (this.appendFlat as FlatAppend)(value, extras, builders);
+        (this.appendFlat as FlatAppend)(value, builders);
       } catch (e) {
         for (const b of builders) if (b.rows > this.count) b.truncate(this.count);
         throw e;
@@ -85,7 +84,22 @@ export class RowBuffer {
       this.count++;
       return;
     }
-    this.appendValues(value, extras);
+    this.appendValues(value);
+  }
+
+  /**
+   * Remove the last row appended: a record whose keys or headers row failed after its
+   * value row was appended (record-views.ts), so the files of a set stay aligned. The
+   * sampled byte estimate keeps the row's sample, if it had one: it stays an estimate.
+   */
+  dropLast(): void {
+    if (this.count === 0) return;
+    this.count--;
+    if (this.builders !== undefined) {
+      for (const b of this.builders) b.truncate(this.count);
+      return;
+    }
+    for (const column of this.data) column.pop();
   }
 
   /**
@@ -139,23 +153,15 @@ export class RowBuffer {
     return { layout: 'values', columns: this.data };
   }
 
-  private appendValues(value: unknown, extras: readonly unknown[]): void {
+  private appendValues(value: unknown): void {
     const columns = this.schema.columns;
-    const valueColumns = columns.length - extras.length;
     const isStruct = this.schema.valueSchema.type === 'struct';
     const obj = value as Record<string, unknown> | null;
     const sample = this.count % SAMPLE_EVERY === 0;
     let bytes = 0;
     for (let i = 0; i < columns.length; i++) {
       const column = columns[i] as (typeof columns)[number];
-      const raw =
-        i >= valueColumns
-          ? extras[i - valueColumns]
-          : obj === null || obj === undefined
-            ? null
-            : isStruct
-              ? obj[column.name]
-              : value;
+      const raw = obj === null || obj === undefined ? null : isStruct ? obj[column.name] : value;
       const v = raw ?? null;
       if (v === null && !column.optional) {
         this.rollback(i);
@@ -189,23 +195,17 @@ function isFlat(schema: ParquetSchema): boolean {
 
 /**
  * The row appender of a flat schema: for each column, read its value (the struct's
- * field, the whole value of a non-struct schema, or an extra), then append it or a
+ * field, or the whole value of a non-struct schema), then append it or a
  * null. Names are JSON string literals in the generated code.
  */
 function compileAppend(schema: ParquetSchema): FlatAppend {
   const columns = schema.columns;
   const isStruct = schema.valueSchema.type === 'struct';
-  const valueColumns = isStruct ? (schema.valueSchema.fields ?? []).length : 1;
   const lines = columns.map((c, i) => {
-    const read =
-      i >= valueColumns
-        ? `x[${i - valueColumns}]`
-        : isStruct
-          ? `o == null ? null : o[${JSON.stringify(c.name)}]`
-          : 'o';
+    const read = isStruct ? `o == null ? null : o[${JSON.stringify(c.name)}]` : 'o';
     return `v = ${read};\nif (v == null) c[${i}].appendNull(); else c[${i}].append(v);`;
   });
-  return new Function('o', 'x', 'c', `"use strict";\nlet v;\n${lines.join('\n')}`) as FlatAppend;
+  return new Function('o', 'c', `"use strict";\nlet v;\n${lines.join('\n')}`) as FlatAppend;
 }
 
 function estimateValue(v: unknown): number {

@@ -75,8 +75,6 @@ export interface ParquetSchema {
 export interface MappingOptions {
   /** Write every top-level value column OPTIONAL (behavior.on.null.values=write). */
   nullableColumns?: boolean;
-  /** Extra columns appended after the value's, e.g. the Kafka key and headers. */
-  extraColumns?: Array<{ name: string; schema: Schema }>;
   /** parquet.debezium.logical.types and parquet.variable.scale.decimal.*; native by default. */
   types?: SemanticTypes;
 }
@@ -99,7 +97,6 @@ export function toParquetSchema(valueSchema: Schema, options: MappingOptions = {
     ...top.map((c) =>
       options.nullableColumns ? { name: c.name, schema: { ...c.schema, optional: true } } : c,
     ),
-    ...(options.extraColumns ?? []),
   ];
   const names = new Set<string>();
   for (const c of all) {

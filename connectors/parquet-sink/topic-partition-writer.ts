@@ -7,6 +7,12 @@
  * the partition has open at a rotation; its files share G..E in their footers
  * (recovery.ts explains why that makes recovery exact).
  *
+ * File sets: with store.kafka.keys / store.kafka.headers each open value file has a
+ * keys file and a headers file (record-views.ts) taking the same records in the same
+ * order; they are encoded, uploaded and made durable with it. A record goes into all
+ * the files of its set or into none: its keys and headers rows are made before any row
+ * is appended, and a row that fails is rolled back from the files it went into.
+ *
  * Rotation, checked per record in this order:
  *   1. a boundary recovered from an incomplete group (replay closes exactly there);
  *   2. rotate.interval.ms: the record's time (partitioner's timestamp extractor) is
@@ -18,7 +24,8 @@
  *   4. rotate.file.on.partition.change (with rotate.interval.ms and a time-based
  *      partitioner, as Confluent honours it): the record goes to another folder than
  *      the record before it -> close before this record;
- *   5. a schema change the open files cannot absorb (schema-evolution.ts);
+ *   5. a schema change the open files cannot absorb (schema-evolution.ts), of the
+ *      value or, with store.kafka.keys, of the key (the keys files' schema);
  *   6. flush.size records in the group -> close after this record.
  * 1, 2, 4, 5 and 6 depend only on the records, so a replay cuts the same groups. 3 and
  * early flushes under memory pressure (closeGroup from the task) depend on timing;
@@ -44,7 +51,10 @@
  * Uploads run in the background: closeGroup() hands the group's files to the encoder
  * (file-encoder.ts: large ones go to the encoder thread) and starts the upload loop,
  * which writes groups strictly in order, a group's files only after the previous
- * group is durable, and moves the committable offset only once a whole group is. An
+ * group is durable, and moves the committable offset only once a whole group is.
+ * Within a group the keys and headers files go first and the value files last: the
+ * value file is the commit point recovery counts (recovery.ts), so a value file in the
+ * store always has its keys and headers files beside it. An
  * upload that fails stops the loop and is kept in `failure`; flushed() tries it again
  * and throws if it still fails, so the task sees the error on its next call. Files
  * are named by their group's first offsets and encoded deterministically, so a
@@ -65,9 +75,15 @@ import type { ParquetCodec } from './codecs.ts';
 import type { SemanticTypes } from './debezium-types.ts';
 import type { FileEncoder } from './file-encoder.ts';
 import { fileName, objectKey } from './file-naming.ts';
-import { kafkaColumns, kafkaColumnValues } from './kafka-columns.ts';
 import type { ObjectInfo, ObjectStore } from './object-store.ts';
 import { type Partitioner, PartitionerError } from './partitioner.ts';
+import {
+  HEADERS_VIEW_SCHEMA,
+  headersRow,
+  keyViewSchema,
+  type RecordView,
+  requireKey,
+} from './record-views.ts';
 import {
   type ForeignPosition,
   type GroupMetadata,
@@ -81,11 +97,8 @@ import { type Compatibility, evolve } from './schema-evolution.ts';
 import { InferenceError, inferSchema, matchesInference } from './schema-inference.ts';
 import { type ParquetSchema, SchemaMappingError, toParquetSchema } from './schema-mapping.ts';
 
-const NO_EXTRAS: readonly unknown[] = [];
 /** Every committed file is logged at INFO: where it is, its rows and bytes. */
 const log = getLogger('connectors.parquet-sink');
-
-const EMPTY_STRUCT: Schema = Object.freeze({ type: 'struct', optional: true, fields: [] });
 
 export type NullBehavior = 'fail' | 'ignore' | 'write';
 
@@ -115,17 +128,24 @@ export interface WriterSettings {
   /** How Debezium's semantic types are written (parquet.debezium.logical.types). */
   types?: SemanticTypes;
   compatibility: Compatibility;
+  /** Keys files beside the value files (store.kafka.keys, record-views.ts). */
   storeKeys: boolean;
+  /** Headers files beside the value files (store.kafka.headers). */
   storeHeaders: boolean;
   /** Files of one group uploaded at once. */
   uploadConcurrency: number;
 }
 
+/** The files of one encoded partition in the open group: a value file and its views. */
 interface OpenFile {
   encodedPartition: string;
   startOffset: number;
   lastOffset: number;
   buffer: RowBuffer;
+  /** The keys file's rows (store.kafka.keys), aligned with `buffer`'s. */
+  keys: RowBuffer | undefined;
+  /** The headers file's rows (store.kafka.headers), aligned with `buffer`'s. */
+  headers: RowBuffer | undefined;
 }
 
 /** What append() did with a record. */
@@ -133,6 +153,8 @@ export type Appended = 'buffered' | 'null-ignored' | 'redelivered';
 
 interface ClosedFile {
   key: string;
+  /** Undefined for a value file. */
+  view: RecordView | undefined;
   info: ObjectInfo;
   encoded: Promise<Uint8Array>;
   rows: number;
@@ -163,6 +185,13 @@ export class TopicPartitionWriter {
   private lastIncoming: Schema | undefined;
   /** The last schema inferred for a schemaless value, reused while values match it. */
   private lastInferred: Schema | undefined;
+  /** The open group's key schema (store.kafka.keys), as `schema` is for values. */
+  private keySchema: Schema | undefined;
+  private keyParquet: ParquetSchema | undefined;
+  private lastKeyIncoming: Schema | undefined;
+  private lastKeyInferred: Schema | undefined;
+  /** The headers files' schema: the same for every record. */
+  private readonly headersParquet: ParquetSchema | undefined;
   private lastOffset = -1;
   /** The folder of the last record buffered, for rotateOnPartitionChange. */
   private lastEncoded: string | undefined;
@@ -178,7 +207,6 @@ export class TopicPartitionWriter {
   private uploading: Promise<void> | undefined;
   /** Why the last upload loop stopped early; flushed() retries and throws it. */
   private failure: { error: unknown } | undefined;
-  private readonly extraColumns;
   /** Files written (made durable) by this writer, for logs and tests. */
   readonly written: string[] = [];
 
@@ -195,8 +223,10 @@ export class TopicPartitionWriter {
     /** Where durable files are counted (the task's, so counts outlive a revoked partition). */
     private readonly counts: WriteCounts = new WriteCounts(),
   ) {
-    this.extraColumns = kafkaColumns(s);
     this.groupExtension = s.extension;
+    this.headersParquet = s.storeHeaders
+      ? toParquetSchema(HEADERS_VIEW_SCHEMA, s.types ? { types: s.types } : {})
+      : undefined;
   }
 
   /**
@@ -241,7 +271,10 @@ export class TopicPartitionWriter {
 
   get openBytes(): number {
     let bytes = 0;
-    for (const f of this.files.values()) bytes += f.buffer.estimatedBytes;
+    for (const f of this.files.values()) {
+      bytes += f.buffer.estimatedBytes;
+      bytes += (f.keys?.estimatedBytes ?? 0) + (f.headers?.estimatedBytes ?? 0);
+    }
     return bytes;
   }
 
@@ -335,6 +368,10 @@ export class TopicPartitionWriter {
     }
 
     const recordSchema = this.schemaOf(record);
+    // The keys and headers rows are made first: a record they refuse goes nowhere.
+    const key = this.s.storeKeys ? requireKey(record) : undefined;
+    const keySchema = this.s.storeKeys ? this.keySchemaOf(record, key) : undefined;
+    const headers = this.headersParquet !== undefined ? headersRow(record) : undefined;
     const encoded = this.partitioner.encodePartition(record);
     if (
       this.s.rotateOnPartitionChange &&
@@ -344,7 +381,7 @@ export class TopicPartitionWriter {
     ) {
       this.closeGroup();
     }
-    this.adoptSchema(recordSchema);
+    this.adoptSchemas(recordSchema, keySchema);
     if (this.groupStart === undefined) {
       this.groupStart = offset;
       this.groupBaseTime = time;
@@ -363,15 +400,23 @@ export class TopicPartitionWriter {
         startOffset: offset,
         lastOffset: offset,
         buffer: new RowBuffer(this.parquetSchema as ParquetSchema),
+        keys: this.keyParquet && new RowBuffer(this.keyParquet),
+        headers: this.headersParquet && new RowBuffer(this.headersParquet),
       };
       this.files.set(encoded, file);
     }
+    // A row each file of the set fully took; a failing append has rolled back its own.
+    const appended: RowBuffer[] = [];
     try {
-      file.buffer.append(
-        record.value ?? null,
-        this.extraColumns.length === 0 ? NO_EXTRAS : kafkaColumnValues(this.s, record),
-      );
+      file.buffer.append(record.value ?? null);
+      appended.push(file.buffer);
+      if (file.keys !== undefined) {
+        file.keys.append({ key });
+        appended.push(file.keys);
+      }
+      if (file.headers !== undefined) file.headers.append(headers);
     } catch (e) {
+      for (const b of appended) b.dropLast();
       if (file.buffer.rows === 0) this.files.delete(encoded);
       if (this.files.size === 0) this.reset();
       throw new DataException(
@@ -420,50 +465,61 @@ export class TopicPartitionWriter {
       files: this.files.size,
     };
     const kv = groupKv(meta);
-    const files = [...this.files.values()]
-      .sort((a, b) => (a.encodedPartition < b.encodedPartition ? -1 : 1))
-      .map((f): ClosedFile => {
-        const name = fileName(
-          { topic: this.topic, kafkaPartition: this.partition, startOffset: f.startOffset },
-          {
-            padWidth: this.s.padWidth,
-            delim: this.s.fileDelim ?? '+',
-            extension: this.groupExtension,
-          },
-        );
-        const estimate = f.buffer.estimatedBytes;
-        const rows = f.buffer.rows;
-        const file: ClosedFile = {
-          rows,
-          info: { startOffset: f.startOffset, endOffset: f.lastOffset, recordCount: rows },
-          key: objectKey(
-            this.s.topicsDir,
-            this.topic,
-            f.encodedPartition,
-            name,
-            this.s.dirDelim ?? '/',
-          ),
-          encoded: this.encoder.encode(f.buffer.schema, f.buffer.take(), estimate, {
-            codec: this.s.codec,
-            zstdLevel: this.s.zstdLevel,
-            kv,
-          }),
-          bytes: estimate,
-          done: false,
-        };
-        // Also the rejection's handler until the upload loop reaches this file: an
-        // encoding error waits there, not as an unhandled rejection.
-        file.encoded.then(
-          (bytes) => {
-            file.bytes = bytes.byteLength;
-          },
-          () => undefined,
-        );
-        return file;
-      });
+    const open = [...this.files.values()].sort((a, b) =>
+      a.encodedPartition < b.encodedPartition ? -1 : 1,
+    );
+    // Views first, values last: the order the upload loop makes them durable in.
+    const files: ClosedFile[] = [];
+    for (const f of open) if (f.keys) files.push(this.closedFile(f, f.keys, kv, 'keys'));
+    for (const f of open) if (f.headers) files.push(this.closedFile(f, f.headers, kv, 'headers'));
+    for (const f of open) files.push(this.closedFile(f, f.buffer, kv, undefined));
     this.pending.push({ meta, files });
     this.reset();
     this.startUploads();
+  }
+
+  /** One file of a closed set, handed to the encoder. */
+  private closedFile(
+    f: OpenFile,
+    buffer: RowBuffer,
+    kv: Array<{ key: string; value: string }>,
+    view: RecordView | undefined,
+  ): ClosedFile {
+    const name = fileName(
+      { topic: this.topic, kafkaPartition: this.partition, startOffset: f.startOffset },
+      { padWidth: this.s.padWidth, delim: this.s.fileDelim ?? '+', extension: this.groupExtension },
+      view,
+    );
+    const estimate = buffer.estimatedBytes;
+    const rows = buffer.rows;
+    const file: ClosedFile = {
+      view,
+      rows,
+      info: { startOffset: f.startOffset, endOffset: f.lastOffset, recordCount: rows },
+      key: objectKey(
+        this.s.topicsDir,
+        this.topic,
+        f.encodedPartition,
+        name,
+        this.s.dirDelim ?? '/',
+      ),
+      encoded: this.encoder.encode(buffer.schema, buffer.take(), estimate, {
+        codec: this.s.codec,
+        zstdLevel: this.s.zstdLevel,
+        kv,
+      }),
+      bytes: estimate,
+      done: false,
+    };
+    // Also the rejection's handler until the upload loop reaches this file: an
+    // encoding error waits there, not as an unhandled rejection.
+    file.encoded.then(
+      (bytes) => {
+        file.bytes = bytes.byteLength;
+      },
+      () => undefined,
+    );
+    return file;
   }
 
   /**
@@ -509,18 +565,22 @@ export class TopicPartitionWriter {
   private async upload(): Promise<void> {
     while (this.pending.length > 0) {
       const group = this.pending[0] as ClosedGroup;
-      const todo = group.files.filter((f) => !f.done);
-      for (let i = 0; i < todo.length; i += this.s.uploadConcurrency) {
-        // Wait for every upload of the batch before reporting a failure, so no write
-        // is still in flight when the caller retries or gives up.
-        const results = await Promise.allSettled(
-          todo.slice(i, i + this.s.uploadConcurrency).map(async (f) => {
-            await this.store.put(f.key, await f.encoded, f.info);
-            f.done = true;
-          }),
-        );
-        const failed = results.find((r) => r.status === 'rejected');
-        if (failed) throw (failed as PromiseRejectedResult).reason;
+      // Keys and headers files, then value files: no batch mixes the two, so no value
+      // file (the commit point, recovery.ts) is in the store before its views.
+      for (const values of [false, true]) {
+        const todo = group.files.filter((f) => !f.done && (f.view === undefined) === values);
+        for (let i = 0; i < todo.length; i += this.s.uploadConcurrency) {
+          // Wait for every upload of the batch before reporting a failure, so no write
+          // is still in flight when the caller retries or gives up.
+          const results = await Promise.allSettled(
+            todo.slice(i, i + this.s.uploadConcurrency).map(async (f) => {
+              await this.store.put(f.key, await f.encoded, f.info);
+              f.done = true;
+            }),
+          );
+          const failed = results.find((r) => r.status === 'rejected');
+          if (failed) throw (failed as PromiseRejectedResult).reason;
+        }
       }
       this.pending.shift();
       for (const f of group.files) {
@@ -554,16 +614,13 @@ export class TopicPartitionWriter {
   private schemaOf(record: SinkRecord): Schema {
     if (record.valueSchema) return record.valueSchema;
     if (record.value === null || record.value === undefined) {
-      // A null first in its group has no columns of its own: an empty struct, which
-      // the next schema extends (or, under NONE, replaces in a new file). Only the
-      // Kafka columns then say anything, so store.kafka.keys should be on.
+      // A null takes the columns of the file it goes into; first in its group it has
+      // none, and a value file without columns cannot be written (its key, with
+      // store.kafka.keys, goes to the keys file, not to a column of the value file).
       if (this.schema) return this.schema;
-      if (this.extraColumns.length === 0) {
-        throw new DataException(
-          `record ${this.topic}-${this.partition}@${record.kafkaOffset} is a null value starting a file: with behavior.on.null.values=write and store.kafka.keys=false it has nothing to write`,
-        );
-      }
-      return EMPTY_STRUCT;
+      throw new DataException(
+        `record ${this.topic}-${this.partition}@${record.kafkaOffset} is a null value starting a file: with behavior.on.null.values=write a null row takes the columns of the records before it in its file, and this one has none`,
+      );
     }
     const last = this.lastInferred;
     if (last !== undefined && matchesInference(record.value, last, this.schema)) return last;
@@ -573,34 +630,81 @@ export class TopicPartitionWriter {
     return inferred;
   }
 
-  /** Make the group's schema hold `incoming`: grow it, or rotate when it cannot. */
-  private adoptSchema(incoming: Schema): void {
-    if (incoming === this.lastIncoming) return;
+  /** The schema of a record's key: its own, or inferred for a schemaless key. */
+  private keySchemaOf(record: SinkRecord, key: unknown): Schema {
+    if (record.keySchema) return record.keySchema;
+    const last = this.lastKeyInferred;
+    if (last !== undefined && matchesInference(key, last, this.keySchema)) return last;
+    const inferred = inferSchema(key, this.keySchema);
+    if (inferred === undefined) throw new DataException('cannot infer a schema for the key');
+    this.lastKeyInferred = inferred;
+    return inferred;
+  }
+
+  /**
+   * Make the group's schemas hold `incoming` and `incomingKey` (with store.kafka.keys):
+   * grow them, or rotate the whole file set when either cannot (schema.compatibility
+   * applies to keys as to values). Parquet schemas are made before anything changes,
+   * so a schema Parquet cannot take throws before it would cut the group.
+   */
+  private adoptSchemas(incoming: Schema, incomingKey: Schema | undefined): void {
+    const sameValue = incoming === this.lastIncoming;
+    const sameKey = incomingKey === this.lastKeyIncoming;
+    if (sameValue && sameKey) return;
+    const c = this.s.compatibility;
     if (this.groupStart === undefined || this.schema === undefined) {
-      this.setSchema(incoming, this.parquetFor(incoming));
+      const parquet = this.parquetFor(incoming);
+      const keyParquet = incomingKey && this.keyParquetFor(incomingKey);
+      this.setSchema(incoming, parquet);
+      this.keySchema = incomingKey;
+      this.keyParquet = keyParquet;
     } else {
-      const merged = evolve(this.schema, incoming, this.s.compatibility);
-      if (merged === undefined) {
-        // A schema Parquet cannot take throws here, before it would cut the group.
+      const merged = sameValue ? this.schema : evolve(this.schema, incoming, c);
+      const current = this.keySchema;
+      const mergedKey =
+        incomingKey === undefined || current === undefined
+          ? incomingKey
+          : sameKey
+            ? current
+            : evolve(current, incomingKey, c);
+      if (merged === undefined || (incomingKey !== undefined && mergedKey === undefined)) {
         const parquet = this.parquetFor(incoming);
+        const keyParquet = incomingKey && this.keyParquetFor(incomingKey);
         this.closeGroup();
         this.setSchema(incoming, parquet);
-      } else if (merged !== this.schema) {
-        this.setSchema(merged, this.parquetFor(merged));
-        for (const f of this.files.values()) {
-          f.buffer = f.buffer.withSchema(this.parquetSchema as ParquetSchema);
+        this.keySchema = incomingKey;
+        this.keyParquet = keyParquet;
+      } else {
+        const parquet = merged !== this.schema ? this.parquetFor(merged) : undefined;
+        const keyParquet =
+          mergedKey !== undefined && mergedKey !== current
+            ? this.keyParquetFor(mergedKey)
+            : undefined;
+        if (parquet !== undefined) {
+          this.setSchema(merged, parquet);
+          for (const f of this.files.values()) f.buffer = f.buffer.withSchema(parquet);
+        }
+        if (keyParquet !== undefined) {
+          this.keySchema = mergedKey;
+          this.keyParquet = keyParquet;
+          for (const f of this.files.values()) f.keys = f.keys?.withSchema(keyParquet);
         }
       }
     }
     this.lastIncoming = incoming;
+    this.lastKeyIncoming = incomingKey;
   }
 
   private parquetFor(schema: Schema): ParquetSchema {
     return toParquetSchema(schema, {
       nullableColumns: this.s.nullBehavior === 'write',
-      extraColumns: this.extraColumns,
       ...(this.s.types ? { types: this.s.types } : {}),
     });
+  }
+
+  /** The keys file's schema: Confluent's enveloped KeyRecordView (record-views.ts). */
+  private keyParquetFor(keySchema: Schema): ParquetSchema {
+    return toParquetSchema(keyViewSchema(keySchema), this.s.types ? { types: this.s.types } : {});
   }
 
   private setSchema(schema: Schema, parquet: ParquetSchema): void {
@@ -617,6 +721,9 @@ export class TopicPartitionWriter {
     this.schema = undefined;
     this.parquetSchema = undefined;
     this.lastIncoming = undefined;
+    this.keySchema = undefined;
+    this.keyParquet = undefined;
+    this.lastKeyIncoming = undefined;
     this.groupStart = undefined;
     this.groupBaseTime = undefined;
     this.groupRecords = 0;

@@ -41,11 +41,6 @@ const KEYS: readonly UnsupportedKey[] = [
   { name: 'enhanced.avro.schema.support', advice: NO_AVRO_SCHEMA, accepts: ['false'] },
   { name: 'connect.meta.data', advice: NO_AVRO_SCHEMA, accepts: ['false'] },
   { name: 'allow.optional.map.keys', advice: NO_AVRO_SCHEMA, accepts: ['false'] },
-  // Confluent's RecordViews: keys and headers in files of their own.
-  ...['keys.format.class', 'headers.format.class'].map((name) => ({
-    name,
-    advice: `${NOT_YET}: store.kafka.keys and store.kafka.headers write __kafka_key and __kafka_headers columns in the value file, not separate files`,
-  })),
   {
     name: 'tombstone.encoded.partition',
     advice: `${NOT_YET}: behavior.on.null.values=write writes a row of nulls in the record's own folder`,

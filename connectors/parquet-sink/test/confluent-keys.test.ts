@@ -161,6 +161,37 @@ describe('Confluent S3 sink keys', () => {
     expect(messages.join(' ')).toContain(`not supported: ${key}`);
   });
 
+  it.each([
+    ['keys.format.class', 'io.confluent.connect.s3.format.json.JsonFormat'],
+    ['headers.format.class', 'io.confluent.connect.s3.format.avro.AvroFormat'],
+  ])('%s=%s is refused by name: keys and headers files are Parquet only', (key, value) => {
+    const messages = validate({ [key]: value })[key] ?? [];
+
+    expect(messages.join(' ')).toContain(`not supported: ${key}=${value}`);
+  });
+
+  it.each([
+    ['store.kafka.keys', 'keys.format.class'],
+    ['store.kafka.headers', 'headers.format.class'],
+  ])("%s=true without %s is refused: Confluent's default there is AvroFormat", (store, key) => {
+    const messages = validate({ [store]: 'true' })[key] ?? [];
+
+    expect(messages.join(' ')).toContain(
+      `${store}=true needs ${key}=io.confluent.connect.s3.format.parquet.ParquetFormat`,
+    );
+  });
+
+  it("store.kafka.keys/headers with ParquetFormat, by Confluent's class name or the alias, pass", () => {
+    expect(
+      validate({
+        'store.kafka.keys': 'true',
+        'keys.format.class': 'io.confluent.connect.s3.format.parquet.ParquetFormat',
+        'store.kafka.headers': 'true',
+        'headers.format.class': 'ParquetFormat',
+      }),
+    ).toEqual({});
+  });
+
   it('enumerations are read in any case, as Confluent reads them', () => {
     const parsed = parseConfig(parquetSinkConfigDefs, {
       ...BASE,

@@ -37,6 +37,26 @@ describe('file names', () => {
     expect(parquetExtension(codec)).toBe(extension);
   });
 
+  it("name keys and headers files as Confluent's RecordViews do, and parse them apart from value files", () => {
+    const c = { topic: 'orders', kafkaPartition: 1, startOffset: 5 };
+    const none = { ...snappy, extension: '.parquet' };
+    expect(fileName(c, snappy, 'keys')).toBe('orders+1+0000000005.keys.snappy.parquet');
+    expect(fileName(c, snappy, 'headers')).toBe('orders+1+0000000005.headers.snappy.parquet');
+    expect(parseFileName(`p/${fileName(c, none, 'keys')}`)).toEqual({
+      ...c,
+      extension: '.parquet',
+      view: 'keys',
+    });
+    expect(
+      parseFileName(`p/${fileName(c, snappy, 'headers')}`, DEFAULT_DELIMITERS, 'orders'),
+    ).toEqual({
+      ...c,
+      extension: '.snappy.parquet',
+      view: 'headers',
+    });
+    expect(parseFileName(`p/${fileName(c, none)}`)).toEqual({ ...c, extension: '.parquet' });
+  });
+
   it('use file.delim, directory.delim and filename.offset.zero.pad.width', () => {
     const name = fileName(
       { topic: 'my_orders', kafkaPartition: 3, startOffset: 7 },

@@ -35,7 +35,11 @@ afterAll(async () => {
   await s3?.stop();
 });
 
-/** Hourly folders by record time, two Kafka partitions: groups span several files. */
+/**
+ * Hourly folders by record time, two Kafka partitions: groups span several files, each
+ * value file with its keys file beside it (store.kafka.keys), so a kill may fall
+ * between a keys file and its value file.
+ */
 function ordersConnector(lake: string) {
   return {
     name: 'orders-lake',
@@ -48,6 +52,8 @@ function ordersConnector(lake: string) {
       locale: 'en-US',
       timezone: 'UTC',
       'timestamp.extractor': 'Record',
+      'store.kafka.keys': 'true',
+      'keys.format.class': 'io.confluent.connect.s3.format.parquet.ParquetFormat',
       transforms: 'unwrap',
       'transforms.unwrap.type': 'io.debezium.transforms.ExtractNewRecordState',
       'transforms.unwrap.delete.handling.mode': 'rewrite',
@@ -91,6 +97,8 @@ describe('Parquet sink after kill -9 of the worker', () => {
     await waitForCommitted(clean, 'orders-lake', ORDERS, [1500, 1500]);
     expect(await clean.stop()).toBe(0);
     const expected = localObjects(refLake);
+    const keyFiles = [...expected.keys()].filter((k) => k.endsWith('.keys.snappy.parquet'));
+    expect(keyFiles.length * 2).toBe(expected.size);
 
     const dir = useTmpDir();
     const lake = join(dir, 'lake');

@@ -79,14 +79,18 @@ describe('Parquet sink null values through connect standalone', () => {
     ]);
   });
 
-  it('write: keeps a null value as a row whose columns are all null', async () => {
+  it('write: keeps a null value as a row whose columns are all null, its key in the keys file', async () => {
     const dir = useTmpDir();
     const lake = join(dir, 'lake');
     const p = await startPipeline({
       dir,
       connector: {
         ...localSink(lake, 'write'),
-        config: { ...localSink(lake, 'write').config, 'store.kafka.keys': 'true' },
+        config: {
+          ...localSink(lake, 'write').config,
+          'store.kafka.keys': 'true',
+          'keys.format.class': 'io.confluent.connect.s3.format.parquet.ParquetFormat',
+        },
       },
     });
     await produce(p.bootstrap, 'clicks', withTombstones);
@@ -94,7 +98,7 @@ describe('Parquet sink null values through connect standalone', () => {
     const [agg] = await query(
       `SELECT count(*) AS n, count(*) FILTER (WHERE n IS NULL AND country IS NULL) AS null_rows,
               sum(n) AS total
-       FROM read_parquet('${lake}/topics/**/*.parquet')`,
+       FROM read_parquet('${lake}/topics/**/*[0-9].snappy.parquet')`,
     );
     const kept = range(0, 200).filter((i) => i % 4 !== 3);
     expect(agg).toEqual({
@@ -102,6 +106,17 @@ describe('Parquet sink null values through connect standalone', () => {
       null_rows: 50n,
       total: BigInt(kept.reduce((a, b) => a + b)),
     });
+    // Row i of a keys file is the key of row i of its value file: the tombstones' keys.
+    const folder = `${lake}/topics/clicks/partition=0`;
+    const tombstoneKeys = await query(
+      `SELECT k.key.id AS id
+       FROM read_parquet('${folder}/clicks+0+0000000000.snappy.parquet', file_row_number = true) v
+       JOIN read_parquet('${folder}/clicks+0+0000000000.keys.snappy.parquet', file_row_number = true) k
+       USING (file_row_number) WHERE v.n IS NULL ORDER BY id`,
+    );
+    expect(tombstoneKeys.map((r) => Number(r.id))).toEqual(
+      range(0, 100).filter((i) => i % 4 === 3),
+    );
   });
 
   it('fail: puts the task in FAILED, naming the record and the setting', async () => {
