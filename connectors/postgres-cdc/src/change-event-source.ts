@@ -27,6 +27,23 @@
  * after its own change (records that repeat the change on restart, lsn_proc = LSN - 1,
  * hold the counts before it), so a restart numbers the repeated changes as before.
  *
+ * Logical decoding messages (logical-decoding-message.ts). The LSN pgoutput gives a
+ * message is the *end* of its WAL record, where the next record starts, while a
+ * change's LSN is the start of its own record: the change or Commit right after a
+ * message has the message's LSN. So a message's place in the stream is its LSN - 1
+ * (past every earlier record, before the next; its own record starts further back).
+ * A transactional message is part of its transaction like a change at that place (its
+ * offset { lsn = lsn_proc: LSN - 1, lsn_commit: the transaction's }, its place in the
+ * count, skipped on resume the same way); `source.lsn` shows the LSN itself, as
+ * Debezium does. A non-transactional one stands alone in WAL order, between
+ * transactions, and is handled as a transaction of its own that commits at once, with
+ * commit LSN LSN - 1 and end LSN its LSN (Postgres sends it again only when it starts
+ * decoding before that):
+ *   { lsn = lsn_proc: the message's LSN, lsn_commit: its LSN - 1, txId null,
+ *     messageType MESSAGE }
+ * A restart from its offset skips it and every transaction that committed before it;
+ * one whose prefix is filtered out still goes to onCommit, so the slot can move past it.
+ *
  * Failures: a change that cannot become records (a value its column mapping cannot
  * represent, see UnrepresentableValueError) stops the source for good: every later
  * message is ignored, so no record and no Commit of that transaction or any after it
@@ -46,6 +63,13 @@ import {
   type EventContext,
   truncateRecord,
 } from './event-builder.ts';
+import {
+  MESSAGE_DATA_COLLECTION,
+  MESSAGE_TYPE,
+  MessagePrefixFilter,
+  messageRecord,
+  messageSchemas,
+} from './logical-decoding-message.ts';
 import type { Lsn } from './lsn.ts';
 import type { PgoutputMessage, Tuple } from './pgoutput-decoder.ts';
 import { ReplicationStreamError } from './replication-stream.ts';
@@ -75,6 +99,8 @@ export interface CompletedTransaction {
   records: number;
   /** Its commit time in Postgres (0 when its Begin was not seen); for metrics only. */
   commitTimeMicros?: number;
+  /** A non-transactional logical decoding message, not a database transaction. */
+  message?: true;
 }
 
 export interface ChangeEventSourceOptions {
@@ -100,6 +126,8 @@ export interface ChangeEventSourceOptions {
   resumeAfter?: ResumePoint | null;
   /** Change messages seen and filtered out, for Debezium's streaming metrics. */
   events?: StreamingEventCounts;
+  /** message.prefix.include.list / exclude.list; every prefix when absent. */
+  messageFilter?: MessagePrefixFilter;
 }
 
 /** Where a restart (or a reconnect) takes up the stream: the last record handed on. */
@@ -139,9 +167,11 @@ export class ChangeEventSource {
   private backlog: Array<{ m: PgoutputMessage; lsn: Lsn }> | null = null;
   private failed = false;
   private readonly events: StreamingEventCounts;
+  private readonly messageFilter: MessagePrefixFilter;
 
   constructor(private readonly o: ChangeEventSourceOptions) {
     this.events = o.events ?? new StreamingEventCounts();
+    this.messageFilter = o.messageFilter ?? new MessagePrefixFilter({ include: [], exclude: [] });
   }
 
   /** Hand over one message (ReplicationStream's onMessage). */
@@ -275,9 +305,86 @@ export class ChangeEventSource {
         }
         return;
       }
+      case 'message':
+        if (m.transactional && this.tx) this.transactionalMessage(m, lsn);
+        else this.standaloneMessage(m, lsn);
+        return;
       default:
         return;
     }
+  }
+
+  /** A logical decoding message of the open transaction: one of its events. */
+  private transactionalMessage(m: Extract<PgoutputMessage, { tag: 'message' }>, lsn: Lsn): void {
+    // Its place among the transaction's changes (see the header).
+    const at = lsn - 1;
+    if (!this.messageFilter.includes(m.prefix) || this.skip(at)) return;
+    const tx = this.tx as OpenTransaction;
+    const prior = tx.counts?.offsetFields() ?? null;
+    const counts = tx.counts;
+    const record = messageRecord(
+      messageSchemas(this.o.modes.binaryHandlingMode ?? 'bytes'),
+      m.prefix,
+      m.content,
+      {
+        topicPrefix: this.o.topicPrefix,
+        database: this.o.context.database,
+        sourcePartition: this.o.context.sourcePartition,
+        lsn,
+        txId: tx.xid,
+        tsMs: Math.floor(tx.commitTimeMicros / 1000),
+        lastCommitLsn: this.lastCommitLsn,
+        transaction: counts
+          ? counts.event(MESSAGE_DATA_COLLECTION, transactionId(counts.xid, lsn))
+          : null,
+        nowMs: this.o.context.nowMs(),
+        offset: this.offset(at, MESSAGE_TYPE),
+      },
+    );
+    this.deliver([record], at, prior);
+  }
+
+  /**
+   * A non-transactional logical decoding message: a unit of its own, committed at once
+   * (see the header). Skipped when a restart or reconnect resumes at or after it.
+   */
+  private standaloneMessage(m: Extract<PgoutputMessage, { tag: 'message' }>, lsn: Lsn): void {
+    const r = this.o.resumeAfter;
+    const commitLsn = lsn - 1;
+    const delivered = !!r && commitLsn <= r.commitLsn;
+    let records = 0;
+    if (this.messageFilter.includes(m.prefix) && !delivered) {
+      const nowMs = this.o.context.nowMs();
+      const record = messageRecord(
+        messageSchemas(this.o.modes.binaryHandlingMode ?? 'bytes'),
+        m.prefix,
+        m.content,
+        {
+          topicPrefix: this.o.topicPrefix,
+          database: this.o.context.database,
+          sourcePartition: this.o.context.sourcePartition,
+          lsn,
+          txId: null,
+          tsMs: nowMs,
+          // Debezium's last completely processed LSN is the message's own by now.
+          lastCommitLsn: lsn,
+          transaction: null,
+          nowMs,
+          offset: {
+            lsn,
+            lsn_proc: lsn,
+            lsn_commit: commitLsn,
+            txId: null,
+            ts_usec: nowMs * 1000,
+            messageType: MESSAGE_TYPE,
+          },
+        },
+      );
+      records = 1;
+      this.o.emit([record]);
+    }
+    this.lastCommitLsn = lsn;
+    this.o.onCommit({ xid: 0, commitLsn, endLsn: lsn, records, message: true });
   }
 
   private change(

@@ -183,6 +183,16 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     'column.exclude.list',
     'Regular expressions of schema.table.column names to leave out of events.',
   ),
+  list(
+    'message.prefix.include.list',
+    'Regular expressions of the prefixes of logical decoding messages (pg_logical_emit_message; ' +
+      'Postgres 14 and later) sent to <topic.prefix>.message, matched against the whole prefix in any ' +
+      'case; all prefixes when empty. Not together with message.prefix.exclude.list.',
+  ),
+  list(
+    'message.prefix.exclude.list',
+    'Regular expressions of the prefixes of logical decoding messages not to send to <topic.prefix>.message.',
+  ),
   define<string | null>({
     name: 'message.key.columns',
     type: 'string',
@@ -582,7 +592,7 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
 export function validateCombinations(v: Readonly<Record<string, unknown>>): ConfigError[] {
   const errors: ConfigError[] = [];
   const nonEmptyList = (k: string) => Array.isArray(v[k]) && (v[k] as unknown[]).length > 0;
-  for (const level of ['schema', 'table', 'column']) {
+  for (const level of ['schema', 'table', 'column', 'message.prefix']) {
     if (nonEmptyList(`${level}.include.list`) && nonEmptyList(`${level}.exclude.list`)) {
       errors.push({
         key: `${level}.exclude.list`,
@@ -598,6 +608,8 @@ export function validateCombinations(v: Readonly<Record<string, unknown>>): Conf
     'table.exclude.list',
     'column.include.list',
     'column.exclude.list',
+    'message.prefix.include.list',
+    'message.prefix.exclude.list',
     'column.propagate.source.type',
     'datatype.propagate.source.type',
   ]) {
@@ -723,6 +735,8 @@ export interface PostgresCdcSettings {
   };
   topicPrefix: string;
   filters: FilterLists;
+  /** message.prefix.include.list / exclude.list, as written. */
+  messagePrefixes: { include: string[]; exclude: string[] };
   slotName: string;
   slotDropOnStop: boolean;
   slotDropOnDelete: boolean;
@@ -802,6 +816,10 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
       tableExclude: l('table.exclude.list'),
       columnInclude: l('column.include.list'),
       columnExclude: l('column.exclude.list'),
+    },
+    messagePrefixes: {
+      include: l('message.prefix.include.list'),
+      exclude: l('message.prefix.exclude.list'),
     },
     slotName: s('slot.name'),
     slotDropOnStop: v['slot.drop.on.stop'] as boolean,

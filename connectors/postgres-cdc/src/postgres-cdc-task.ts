@@ -70,6 +70,7 @@ import { CONNECTOR_VERSION, type EventContext } from './event-builder.ts';
 import { heartbeatRecord } from './heartbeat.ts';
 import { explicitCompaction, keylessCompactedError, tableTopic } from './keyless-tables.ts';
 import { type Logger, pluginLogger } from './logger.ts';
+import { MessagePrefixFilter } from './logical-decoding-message.ts';
 import { formatLsn, type Lsn } from './lsn.ts';
 import { ensurePublication } from './publication.ts';
 import { QueueClosedError, RecordQueue } from './record-queue.ts';
@@ -498,13 +499,16 @@ export class PostgresCdcSourceTask implements SourceTask {
         this.queue.push(records);
       },
       events: this.streamingMeter.events,
+      messageFilter: new MessagePrefixFilter(this.s.messagePrefixes),
       onCommit: (tx: CompletedTransaction) => {
         if (this.failure) return;
-        this.streamingMeter.transactionCommitted(
-          tx.xid,
-          tx.commitTimeMicros ?? 0,
-          this.ctx.clock.now(),
-        );
+        // A non-transactional message is no transaction for Debezium's metrics.
+        if (!tx.message)
+          this.streamingMeter.transactionCommitted(
+            tx.xid,
+            tx.commitTimeMicros ?? 0,
+            this.ctx.clock.now(),
+          );
         this.tracker.committed(tx);
         this.boundaries?.committed(tx.commitLsn);
       },

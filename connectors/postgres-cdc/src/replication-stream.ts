@@ -14,7 +14,8 @@
  *     calls it with a transaction's Commit end_lsn once the offsets holding that
  *     transaction are committed. Postgres skips a transaction on restart when its
  *     commit record lies below the confirmed position, so the Commit's *end* LSN is the
- *     smallest position that does not re-send it.
+ *     smallest position that does not re-send it. A non-transactional logical decoding
+ *     message likewise, at its LSN (pgoutput gives the end of its record).
  *   - idle keepalives: when nothing is in flight (no open transaction, every commit
  *     received has been confirmed, and the caller's canConfirmIdle agrees), a
  *     keepalive's wal_end is reported as flushed. WAL
@@ -220,8 +221,11 @@ export class ReplicationStream {
       if (msg.tag === 'begin') this.inTransaction = true;
       else if (msg.tag === 'commit') {
         this.inTransaction = false;
-        this.lastCommitEnd = msg.endLsn;
-        if (msg.endLsn > this.receivedLsn) this.receivedLsn = msg.endLsn;
+        this.received(msg.endLsn);
+      } else if (msg.tag === 'message' && !msg.transactional && !this.inTransaction) {
+        // A unit of its own, like a transaction. Its LSN is its record's end: once
+        // that is confirmed, Postgres does not send it again (change-event-source.ts).
+        this.received(walStart);
       }
       this.options.onMessage(msg, walStart);
     } else if (kind === 0x6b /* k */) {
@@ -244,6 +248,12 @@ export class ReplicationStream {
         this.sendStatus(false);
       }
     }
+  }
+
+  /** A commit (or a non-transactional message) whose confirmation position is `end`. */
+  private received(end: Lsn): void {
+    this.lastCommitEnd = end;
+    if (end > this.receivedLsn) this.receivedLsn = end;
   }
 
   private sendStatus(requestReply: boolean): void {

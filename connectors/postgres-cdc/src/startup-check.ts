@@ -8,6 +8,8 @@
  *   authentication    password or pg_hba rejected the user
  *   database-missing  database.dbname does not exist
  *   wal-level         wal_level is not logical
+ *   messages-unavailable  message.prefix.include.list / exclude.list set on a server
+ *                     older than 14, which sends no logical decoding messages
  *   replication-privilege  the user is neither superuser nor has REPLICATION
  *   missing-table     a table.include.list entry matches no table, or nothing is captured
  *   select-privilege  the user cannot SELECT a captured table
@@ -25,6 +27,7 @@ import { ConnectException } from '../../../src/connect/api/index.ts';
 import type { PostgresCdcSettings } from './connector-config.ts';
 import { keyOutsideIdentityError } from './key-identity.ts';
 import { keylessCompactedError, keylessTables } from './keyless-tables.ts';
+import { messagePrefixProblem } from './logical-decoding-message.ts';
 import { publicationExists } from './publication.ts';
 import { TableFilter, type TableId } from './table-filter.ts';
 import { negotiateTls, sslOption } from './tls.ts';
@@ -36,6 +39,7 @@ export type StartupProblem =
   | 'authentication'
   | 'database-missing'
   | 'wal-level'
+  | 'messages-unavailable'
   | 'replication-privilege'
   | 'missing-table'
   | 'select-privilege'
@@ -114,6 +118,11 @@ export async function checkDatabase(s: PostgresCdcSettings): Promise<DatabaseChe
         `Postgres at ${where} has wal_level=${wal}; change data capture needs wal_level=logical: ` +
           'run ALTER SYSTEM SET wal_level = logical (or set it in postgresql.conf) and restart Postgres',
       );
+    const version = (
+      await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")
+    ).rows[0]?.v;
+    const messages = messagePrefixProblem(Number(version), s.messagePrefixes);
+    if (messages) throw new StartupCheckError('messages-unavailable', messages);
     const role = (
       await client.query(
         'SELECT rolsuper, rolreplication FROM pg_roles WHERE rolname = current_user',

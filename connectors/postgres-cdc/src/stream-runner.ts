@@ -34,6 +34,7 @@ import {
 } from './change-event-source.ts';
 import type { StreamingEventCounts } from './debezium-metrics.ts';
 import type { EventContext } from './event-builder.ts';
+import { MESSAGES_SINCE_VERSION, type MessagePrefixFilter } from './logical-decoding-message.ts';
 import type { Lsn } from './lsn.ts';
 import { slotHeldError } from './replication-slot.ts';
 import { ReplicationStream, ReplicationStreamError } from './replication-stream.ts';
@@ -74,6 +75,8 @@ export interface StreamRunnerOptions {
   onCommit(tx: CompletedTransaction): void;
   /** Counted by every session's change event source (Debezium's streaming metrics). */
   events?: StreamingEventCounts;
+  /** message.prefix.include.list / exclude.list, for logical decoding messages. */
+  messageFilter?: MessagePrefixFilter;
   canConfirmIdle(): boolean;
   onState(state: StreamState, detail?: string): void;
   onFatal(error: Error): void;
@@ -220,6 +223,7 @@ export class StreamRunner {
     await catalog.connect();
     const registry = new TypeRegistry(catalog);
     await registry.load();
+    const messages = await sendsMessages(catalog);
     if (this.stopping) throw new Error('stopping');
     const source = new ChangeEventSource({
       context: o.context,
@@ -231,6 +235,7 @@ export class StreamRunner {
       skippedOperations: o.skippedOperations,
       resumeAfter: this.resumeAfter,
       ...(o.events !== undefined ? { events: o.events } : {}),
+      ...(o.messageFilter !== undefined ? { messageFilter: o.messageFilter } : {}),
       emit: (records) => {
         this.resumeAfter =
           resumePointOf(records[records.length - 1].sourceOffset) ?? this.resumeAfter;
@@ -246,6 +251,7 @@ export class StreamRunner {
       publicationNames: [o.publicationName],
       startLsn: this.confirmed,
       statusIntervalMs: o.statusIntervalMs,
+      messages,
       canConfirmIdle: () => !source.busy && o.canConfirmIdle(),
       onMessage: (m, lsn) => source.accept(m, lsn),
       onFlushed: (lsn) => {
@@ -270,6 +276,15 @@ export class StreamRunner {
     await s.stream?.stop();
     await s.catalog.end().catch(() => undefined);
   }
+}
+
+/**
+ * Whether the server's pgoutput can send logical decoding messages: asked for on 14 and
+ * later, as Debezium does; older servers refuse the option (and send none).
+ */
+async function sendsMessages(catalog: pg.Client): Promise<boolean> {
+  const r = await catalog.query<{ v: string }>("SELECT current_setting('server_version_num') AS v");
+  return Number(r.rows[0]?.v) >= MESSAGES_SINCE_VERSION;
 }
 
 /** Errors that retrying cannot fix. */

@@ -94,8 +94,6 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
         'offset.mismatch.strategy',
         'internal.slot.seek.to.known.offset.on.start',
         'internal.create.slot.command.timeout',
-        'message.prefix.include.list',
-        'message.prefix.exclude.list',
         'database.initial.statements',
         'database.query.timeout.ms',
         'database.tcpKeepAlive',

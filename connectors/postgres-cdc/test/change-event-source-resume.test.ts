@@ -35,6 +35,7 @@ describe('change source resuming inside a transaction (real Postgres)', () => {
     slot: string,
     startLsn: Lsn,
     commits: number,
+    messages = false,
   ): Promise<Array<{ m: PgoutputMessage; lsn: Lsn }>> {
     const got: Array<{ m: PgoutputMessage; lsn: Lsn }> = [];
     const stream = new ReplicationStream({
@@ -43,6 +44,7 @@ describe('change source resuming inside a transaction (real Postgres)', () => {
       publicationNames: ['dbz_publication'],
       startLsn,
       statusIntervalMs: 10_000,
+      messages,
       // Never confirms: every session of the test reads the same WAL.
       canConfirmIdle: () => false,
       onMessage: (m, lsn) => got.push({ m, lsn }),
@@ -99,7 +101,10 @@ describe('change source resuming inside a transaction (real Postgres)', () => {
       },
     });
     for (const { m, lsn } of messages) source.accept(m, lsn);
-    const total = messages.filter((x) => x.m.tag === 'commit').length;
+    // A non-transactional logical decoding message goes to onCommit too.
+    const total = messages.filter(
+      (x) => x.m.tag === 'commit' || (x.m.tag === 'message' && !x.m.transactional),
+    ).length;
     // Relation messages are applied asynchronously; the rest waits behind them.
     await waitFor('every Commit handled', async () => {
       if (failure) throw failure;
@@ -159,6 +164,66 @@ describe('change source resuming inside a transaction (real Postgres)', () => {
       const resumed = await session(catalog, registry, messages, resumePointOf(cut.sourceOffset));
       // A record that is not the last of its change (lsn_proc = LSN - 1) leaves the
       // change owed: all of its records come again, numbered as the first time.
+      const o = cut.sourceOffset;
+      const owed = cut.topic !== 'srv.transaction' && o.lsn_proc === (o.lsn as number) - 1;
+      const from = owed
+        ? whole.findIndex((r) => r.topic !== 'srv.transaction' && r.sourceOffset.lsn === o.lsn)
+        : i + 1;
+      expect({ after: i, records: resumed }).toEqual({ after: i, records: whole.slice(from) });
+    }
+  });
+
+  it('hands out exactly the records after any record whose offset it resumes from, logical decoding messages among them', async () => {
+    const db = await cluster().freshDatabase('resumemsg');
+    const connection = cluster().connectionConfig(db);
+    const catalog = await cluster().client(db);
+    cleanups.push(() => catalog.end());
+    await catalog.query('CREATE TABLE a (id int PRIMARY KEY)');
+    await ensurePublication(catalog, 'dbz_publication', 'filtered', [
+      { schema: 'public', table: 'a' },
+    ]);
+    const snap = await createSlotExportingSnapshot(connection, db);
+    await snap.release();
+    cleanups.push(() => dropSlot(catalog, db));
+    // Non-transactional messages before, between and (written inside the second, right
+    // before its Commit) just ahead of transactions; a transactional one among changes.
+    await catalog.query("SELECT pg_logical_emit_message(false, 'm', 'one')");
+    await catalog.query(`BEGIN; INSERT INTO a VALUES (1);
+      SELECT pg_logical_emit_message(true, 'm', 'two'); DELETE FROM a WHERE id = 1; COMMIT`);
+    await catalog.query(`BEGIN; INSERT INTO a VALUES (2);
+      SELECT pg_logical_emit_message(false, 'm', 'three'); COMMIT`);
+    await catalog.query("SELECT pg_logical_emit_message(false, 'm', 'four')");
+    await catalog.query('INSERT INTO a VALUES (3)');
+    const messages = await messagesOf(connection, db, snap.consistentPoint, 3, true);
+    const registry = new TypeRegistry(catalog);
+    await registry.load();
+
+    const whole = await session(catalog, registry, messages, null);
+    const shape = (r: SourceRecord) => {
+      if (r.topic === 'srv.transaction') return (r.value as { status: string }).status;
+      const v = r.value as { op: string; message?: { content: Buffer } } | null;
+      return v?.message ? `m ${v.message.content}` : `a ${v?.op ?? 'tombstone'}`;
+    };
+    expect(whole.map(shape)).toEqual([
+      'm one',
+      'BEGIN',
+      'a c',
+      'm two',
+      'a d',
+      'a tombstone',
+      'END',
+      'm three',
+      'BEGIN',
+      'a c',
+      'END',
+      'm four',
+      'BEGIN',
+      'a c',
+      'END',
+    ]);
+    for (let i = 0; i < whole.length; i++) {
+      const cut = whole[i] as SourceRecord;
+      const resumed = await session(catalog, registry, messages, resumePointOf(cut.sourceOffset));
       const o = cut.sourceOffset;
       const owed = cut.topic !== 'srv.transaction' && o.lsn_proc === (o.lsn as number) - 1;
       const from = owed

@@ -74,6 +74,8 @@ describe('Debezium keys the connector does not implement', () => {
     ['column.mask.hash.hashing.strategy.version', 'V2'],
     ['column.truncate.to.20.chars', 'public.customers.name'],
     ['topic.transaction', 'tx'],
+    ['message.prefix.include.list', 'audit.*, outbox'],
+    ['message.prefix.exclude.list', 'debug'],
   ])('accepts the implemented key %s', (key, value) => {
     expect(validate({ [key]: value })).toEqual([]);
   });
