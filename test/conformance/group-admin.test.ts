@@ -34,9 +34,11 @@ describe('group administration with kafkajs admin', () => {
         fetched[0]!.partitions.sort((x, y) => x.partition - y.partition).map((p) => p.offset),
       ).toEqual(['5', '-1', '9']);
 
+      // kafkajs's setOffsets joins the group with a consumer to commit, so it is a
+      // consumer group that is now Empty.
       expect((await admin.listGroups()).groups).toContainEqual({
         groupId: 'ops',
-        protocolType: '',
+        protocolType: 'consumer',
       });
       const described = await admin.describeGroups(['ops']);
       expect(described.groups[0]).toMatchObject({ groupId: 'ops', state: 'Empty', members: [] });
@@ -68,6 +70,35 @@ describe('group administration with kafkajs admin', () => {
     } finally {
       await admin.disconnect();
       await consumer.disconnect();
+    }
+  });
+
+  it('lists and describes a consumer group its members left as Empty, still of protocol type consumer', async () => {
+    const consumer = kafka(b.bootstrap).consumer({ groupId: 'emptied', maxWaitTimeInMs: 100 });
+    const joined = new Promise<void>((r) => consumer.on(consumer.events.GROUP_JOIN, () => r()));
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'admin-t' });
+    await consumer.run({ eachMessage: async () => {} });
+    await joined;
+    await consumer.disconnect();
+    const admin = kafka(b.bootstrap).admin();
+    await admin.connect();
+    try {
+      // Kafka keeps an emptied group's protocol type; '' would make it a simple group.
+      expect((await admin.listGroups()).groups).toContainEqual({
+        groupId: 'emptied',
+        protocolType: 'consumer',
+      });
+      const described = await admin.describeGroups(['emptied']);
+      expect(described.groups[0]).toMatchObject({
+        groupId: 'emptied',
+        state: 'Empty',
+        protocolType: 'consumer',
+        protocol: '',
+        members: [],
+      });
+    } finally {
+      await admin.disconnect();
     }
   });
 

@@ -419,9 +419,10 @@ export class GroupCoordinator {
     }
     group.generationId++;
     if (group.members.size === 0) {
+      // The protocol type stays, as in Kafka's GroupMetadata: an emptied consumer group
+      // is still a consumer group to ListGroups and admin clients, not a simple one.
       group.state = 'Empty';
       group.protocolName = null;
-      group.protocolType = null;
       group.leaderId = null;
       group.emptySince = this.options.clock.now();
       this.persistGroup(group);
