@@ -44,7 +44,7 @@ import {
   readBatchHeader,
   readInt64,
 } from '../../protocol/record-batch.ts';
-import { LogError } from '../log/errors.ts';
+import { LogError, type RecordError } from '../log/errors.ts';
 import type { PartitionLog } from '../log/partition-log.ts';
 import { NO_PRODUCER_ID, type ProducerState } from '../producer/producer-state.ts';
 import type { BrokerServices } from './broker-services.ts';
@@ -56,7 +56,7 @@ interface PartitionAnswer {
   baseOffset: number;
   logAppendTimeMs: number;
   logStartOffset: number;
-  recordErrors: [];
+  recordErrors: Array<{ batchIndex: number; batchIndexErrorMessage: string | null }>;
   errorMessage: string | null;
 }
 
@@ -109,6 +109,7 @@ function failure(
   errorCode: number,
   errorMessage: string,
   logStartOffset = -1,
+  recordErrors: readonly RecordError[] = [],
 ): PartitionAnswer {
   return {
     index,
@@ -116,7 +117,11 @@ function failure(
     baseOffset: -1,
     logAppendTimeMs: -1,
     logStartOffset,
-    recordErrors: [],
+    // v8+: the records the batch was refused for, so the client fails only those.
+    recordErrors: recordErrors.map((e) => ({
+      batchIndex: e.batchIndex,
+      batchIndexErrorMessage: e.message,
+    })),
     errorMessage,
   };
 }
@@ -134,7 +139,9 @@ function appendPartition(
     log = services.logs.getLog(topic, partition);
   } catch (e) {
     if (e instanceof LogError)
-      return Promise.resolve(failure(partition, ErrorCode[e.kafkaError], e.message));
+      return Promise.resolve(
+        failure(partition, ErrorCode[e.kafkaError], e.message, -1, e.recordErrors),
+      );
     throw e;
   }
   if (records === null || records.length === 0) {
@@ -259,7 +266,13 @@ async function settle(
     };
   } catch (e) {
     if (e instanceof LogError)
-      return failure(partition, ErrorCode[e.kafkaError], e.message, log.logStartOffset);
+      return failure(
+        partition,
+        ErrorCode[e.kafkaError],
+        e.message,
+        log.logStartOffset,
+        e.recordErrors,
+      );
     throw e;
   }
 }

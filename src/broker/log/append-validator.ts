@@ -22,13 +22,15 @@ import {
   checkBatch,
   decodeRecords,
 } from '../../protocol/record-batch.ts';
-import { LogError } from './errors.ts';
+import { LogError, type RecordError } from './errors.ts';
 import type { AppendedBatch } from './segment.ts';
 
 export interface ValidationLimits {
   maxMessageBytes: number;
   segmentBytes: number;
   compacted: boolean;
+  /** `<topic>-<partition>`, for record errors' messages. */
+  topicPartition?: string;
 }
 
 export interface ValidatedAppend {
@@ -68,7 +70,7 @@ export function validateBatches(buf: Buffer, limits: ValidationLimits): Validate
       );
     }
     if (limits.compacted && (batchAttributes(buf, pos) & ATTR_CONTROL) === 0) {
-      requireKeys(buf, pos);
+      requireKeys(buf, pos, limits.topicPartition ?? '');
     }
     batches.push({
       position: pos,
@@ -83,7 +85,12 @@ export function validateBatches(buf: Buffer, limits: ValidationLimits): Validate
   return { batches, recordCount };
 }
 
-function requireKeys(buf: Buffer, pos: number): void {
+/**
+ * A compacted topic's records need keys. Every keyless record of the batch is named
+ * (record_errors, Produce v8+), so a client fails only those records, as Kafka's
+ * LogValidator reports them; the batch is refused whole, as Kafka refuses it.
+ */
+function requireKeys(buf: Buffer, pos: number, topicPartition: string): void {
   let records: ReturnType<typeof decodeRecords>;
   try {
     records = decodeRecords(buf, pos);
@@ -91,12 +98,23 @@ function requireKeys(buf: Buffer, pos: number): void {
     if (e instanceof CorruptRecordError) throw new LogError('CORRUPT_MESSAGE', e.message);
     throw e;
   }
-  for (const r of records) {
+  const errors: RecordError[] = [];
+  records.forEach((r, batchIndex) => {
     if (r.key === null) {
-      throw new LogError(
-        'INVALID_RECORD',
-        'Compacted topic cannot accept message without key in topic partition',
-      );
+      errors.push({
+        batchIndex,
+        message: `Compacted topic cannot accept message without key in topic partition ${topicPartition}`,
+      });
     }
-  }
+  });
+  if (errors.length === 0) return;
+  const shown = errors
+    .slice(0, 3)
+    .map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`)
+    .join(', ');
+  throw new LogError(
+    'INVALID_RECORD',
+    `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`,
+    errors,
+  );
 }

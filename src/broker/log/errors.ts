@@ -24,11 +24,19 @@ export type KafkaErrorName =
   | 'KAFKA_STORAGE_ERROR'
   | 'NOT_LEADER_OR_FOLLOWER';
 
+/** One record a batch was refused for (Produce v8+ record_errors): its index in the batch. */
+export interface RecordError {
+  batchIndex: number;
+  message: string;
+}
+
 export class LogError extends Error {
   override readonly name = 'LogError';
   constructor(
     readonly kafkaError: KafkaErrorName,
     message: string,
+    /** The records that made the batch invalid, when the fault is in records. */
+    readonly recordErrors: readonly RecordError[] = [],
   ) {
     super(message);
   }

@@ -226,6 +226,7 @@ export class PartitionLog {
       maxMessageBytes: config.maxMessageBytes,
       segmentBytes: config.segmentBytes,
       compacted: config.cleanupPolicy.compact,
+      topicPartition: `${this.topic}-${this.partition}`,
     });
     const now = this.clock.now();
     const baseOffset = this.endOffset;

@@ -760,3 +760,43 @@ describe('Fetch v13+ by topic id', () => {
     }
   });
 });
+
+describe('Produce v8+ record errors', () => {
+  it('names every keyless record of a batch refused by a compacted topic, as Kafka does', async () => {
+    await c.request(ApiKey.CreateTopics, 4, {
+      topics: [
+        {
+          name: 'compacted-record-errors',
+          numPartitions: 1,
+          replicationFactor: -1,
+          assignments: [],
+          configs: [{ name: 'cleanup.policy', value: 'compact' }],
+        },
+      ],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    const records = encodeBatch({
+      records: Array.from({ length: 20 }, (_, i) => ({
+        timestamp: 1000,
+        key: i % 10 === 3 ? null : Buffer.from(`k${i}`),
+        value: Buffer.from(`v${i}`),
+      })),
+    });
+    const answer = await produce('compacted-record-errors', 0, records, 1, 8);
+    const p = answer.responses[0].partitionResponses[0];
+    expect(p.errorCode).toBe(ErrorCode.INVALID_RECORD);
+    const message =
+      'Compacted topic cannot accept message without key in topic partition compacted-record-errors-0';
+    expect(p.recordErrors).toEqual([
+      { batchIndex: 3, batchIndexErrorMessage: message },
+      { batchIndex: 13, batchIndexErrorMessage: message },
+    ]);
+    expect(p.errorMessage).toBe(
+      `One or more records have been rejected due to 2 record errors in total, and only showing the first three errors at most: [RecordError(batchIndex=3, message='${message}'), RecordError(batchIndex=13, message='${message}')]`,
+    );
+    // Nothing of the batch was written.
+    const read = await fetch('compacted-record-errors', 0, 0);
+    expect(read.responses[0].partitions[0].highWatermark).toBe(0n);
+  });
+});
