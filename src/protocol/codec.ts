@@ -44,6 +44,7 @@ import {
   isFlexible,
   type PrimitiveType,
 } from './schema.ts';
+import { ZERO_UUID } from './sentinels.ts';
 import { Writer } from './writer.ts';
 
 export type Direction = 'request' | 'response';
@@ -71,7 +72,6 @@ export interface StructPlan {
 }
 
 const EMPTY = Buffer.alloc(0);
-const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
 function notNullable(): never {
   throw new TypeError('null written to a field that is not nullable in this version');

@@ -16,9 +16,9 @@
  * Used by the generic codec (codec.ts) and by anyone parsing Kafka-encoded bytes
  * (record batches, consumer protocol metadata). Not shared across threads.
  */
+import { ZERO_UUID } from './sentinels.ts';
 
 const EMPTY = Buffer.alloc(0);
-const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
 export class Reader {
   private pos: number;

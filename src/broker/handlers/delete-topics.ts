@@ -8,11 +8,10 @@
  */
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
+import { ZERO_UUID } from '../../protocol/sentinels.ts';
 import type { BrokerServices } from './broker-services.ts';
 import { toErrorAnswer } from './errors.ts';
 import type { RequestHandler } from './handler.ts';
-
-const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
 interface Target {
   name: string | null;

@@ -11,15 +11,14 @@
  * cluster, since there are no ACLs; otherwise Kafka's "not asked" sentinel.
  */
 import { ErrorCode } from '../../protocol/error-codes.ts';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../../protocol/sentinels.ts';
+import { CLUSTER_OPERATIONS } from './authorized-operations.ts';
 import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
-import { CLUSTER_OPERATIONS } from './metadata.ts';
 
 /** Kafka's EndpointType ids. */
 const BROKERS = 1;
 const CONTROLLERS = 2;
-/** Kafka's "authorized operations not requested" sentinel (INT32_MIN). */
-const NOT_ASKED = -2147483648;
 
 export const handleDescribeCluster: RequestHandler<BrokerServices> = (body, context, services) => {
   const v = context.apiVersion;
@@ -41,7 +40,7 @@ export const handleDescribeCluster: RequestHandler<BrokerServices> = (body, cont
       clusterId: '',
       controllerId: -1,
       brokers: [],
-      clusterAuthorizedOperations: NOT_ASKED,
+      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
     };
   }
   const { nodeId } = services;
@@ -54,6 +53,8 @@ export const handleDescribeCluster: RequestHandler<BrokerServices> = (body, cont
     controllerId: nodeId,
     brokers: [{ brokerId: nodeId, host: services.advertisedHost, port: services.port, rack: null }],
     clusterAuthorizedOperations:
-      body.includeClusterAuthorizedOperations === true ? CLUSTER_OPERATIONS : NOT_ASKED,
+      body.includeClusterAuthorizedOperations === true
+        ? CLUSTER_OPERATIONS
+        : AUTHORIZED_OPERATIONS_OMITTED,
   };
 };

@@ -20,15 +20,15 @@
  */
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
+import { ZERO_UUID } from '../../protocol/sentinels.ts';
 import { LogError } from '../log/errors.ts';
 import type { TopicDescription } from '../log/log-manager.ts';
 import { LEADER_EPOCH } from '../log/partition-log.ts';
 import { validateTopicName } from '../log/topic-name.ts';
+import { TOPIC_OPERATIONS } from './authorized-operations.ts';
 import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
-import { TOPIC_OPERATIONS } from './metadata.ts';
 
-const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 /** Kafka's max.request.partition.size.limit default: the most partitions one answer holds. */
 const MAX_PARTITION_LIMIT = 2000;
 

@@ -20,28 +20,23 @@
 
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
+import { AUTHORIZED_OPERATIONS_OMITTED, ZERO_UUID } from '../../protocol/sentinels.ts';
 import { LogError } from '../log/errors.ts';
 import type { TopicDescription } from '../log/log-manager.ts';
 import { LEADER_EPOCH } from '../log/partition-log.ts';
+import { CLUSTER_OPERATIONS, TOPIC_OPERATIONS } from './authorized-operations.ts';
 import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
-
-const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
-/** Kafka's "authorized operations not requested" sentinel (INT32_MIN). */
-const NOT_ASKED = -2147483648;
-/** Bits of Kafka's AclOperation codes. */
-const ops = (...codes: number[]) => codes.reduce((bits, c) => bits | (1 << c), 0);
-/** Kafka's AclEntry.supportedOperations(TOPIC): READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS. */
-export const TOPIC_OPERATIONS = ops(3, 4, 5, 6, 7, 8, 10, 11);
-/** CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE. */
-export const CLUSTER_OPERATIONS = ops(5, 7, 8, 9, 10, 11, 12);
 
 export const handleMetadata: RequestHandler<BrokerServices> = (body, context, services) => {
   const { logs, nodeId } = services;
   const v = context.apiVersion;
   const requested = body.topics as Array<{ name: string | null; topicId?: string }> | null;
   const all = requested === null || (v === 0 && requested.length === 0);
-  const topicOps = body.includeTopicAuthorizedOperations === true ? TOPIC_OPERATIONS : NOT_ASKED;
+  const topicOps =
+    body.includeTopicAuthorizedOperations === true
+      ? TOPIC_OPERATIONS
+      : AUTHORIZED_OPERATIONS_OMITTED;
   const topics: Message[] = [];
   const byId = !all && requested.some((t) => t.topicId !== undefined && t.topicId !== ZERO_UUID);
   if (all) {
@@ -98,7 +93,9 @@ export const handleMetadata: RequestHandler<BrokerServices> = (body, context, se
     controllerId: nodeId,
     topics,
     clusterAuthorizedOperations:
-      body.includeClusterAuthorizedOperations === true ? CLUSTER_OPERATIONS : NOT_ASKED,
+      body.includeClusterAuthorizedOperations === true
+        ? CLUSTER_OPERATIONS
+        : AUTHORIZED_OPERATIONS_OMITTED,
   };
 };
 

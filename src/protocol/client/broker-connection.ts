@@ -18,7 +18,6 @@ import type { Message } from '../codec.ts';
 import { ErrorCode } from '../error-codes.ts';
 import { decodeResponse, encodeRequestChunks } from '../framing.ts';
 
-
 /**
  * Where this client stops below what the codec can encode, because it does not serve
  * a later version's semantics: Fetch v13+ names topics by id, and the consumer

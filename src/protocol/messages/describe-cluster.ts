@@ -3,9 +3,8 @@
  * DescribeClusterRequest.json / ...Response.json: flexible in every version.
  */
 import { api, array, field as f } from '../schema.ts';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../sentinels.ts';
 
-/** Kafka's "authorized operations not requested" sentinel (INT32_MIN). */
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 /** EndpointType 1: brokers (2 is controllers). */
 const BROKERS = 1;
 

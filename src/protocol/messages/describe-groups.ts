@@ -1,5 +1,6 @@
 /** DescribeGroups (key 15). Spec: Kafka's DescribeGroupsRequest.json / ...Response.json. */
 import { api, array, field as f } from '../schema.ts';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../sentinels.ts';
 
 export const describeGroups = api({
   apiKey: 15,
@@ -32,7 +33,7 @@ export const describeGroups = api({
           ]),
           '0+',
         ),
-        f('authorizedOperations', 'int32', '3+', { default: -2147483648 }),
+        f('authorizedOperations', 'int32', '3+', { default: AUTHORIZED_OPERATIONS_OMITTED }),
       ]),
       '0+',
     ),

@@ -4,9 +4,8 @@
  * ...Response.json: one version, flexible.
  */
 import { api, array, field as f, struct } from '../schema.ts';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../sentinels.ts';
 
-/** Kafka's "authorized operations not requested" sentinel (INT32_MIN). */
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 /** The request's default page size, Kafka's max.request.partition.size.limit default. */
 const DEFAULT_PARTITION_LIMIT = 2000;
 

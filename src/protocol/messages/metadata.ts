@@ -1,8 +1,6 @@
 /** Metadata (key 3). Spec: Kafka's MetadataRequest.json / MetadataResponse.json. */
 import { api, array, field as f } from '../schema.ts';
-
-/** Kafka's "authorized operations not requested" sentinel (INT32_MIN). */
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../sentinels.ts';
 
 export const metadata = api({
   apiKey: 3,
