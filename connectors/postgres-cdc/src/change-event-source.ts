@@ -66,6 +66,7 @@ import {
 import {
   MESSAGE_DATA_COLLECTION,
   MESSAGE_TYPE,
+  type MessagePosition,
   MessagePrefixFilter,
   messageRecord,
   messageSchemas,
@@ -322,25 +323,17 @@ export class ChangeEventSource {
     const tx = this.tx as OpenTransaction;
     const prior = tx.counts?.offsetFields() ?? null;
     const counts = tx.counts;
-    const record = messageRecord(
-      messageSchemas(this.o.modes.binaryHandlingMode ?? 'bytes'),
-      m.prefix,
-      m.content,
-      {
-        topicPrefix: this.o.topicPrefix,
-        database: this.o.context.database,
-        sourcePartition: this.o.context.sourcePartition,
-        lsn,
-        txId: tx.xid,
-        tsMs: Math.floor(tx.commitTimeMicros / 1000),
-        lastCommitLsn: this.lastCommitLsn,
-        transaction: counts
-          ? counts.event(MESSAGE_DATA_COLLECTION, transactionId(counts.xid, lsn))
-          : null,
-        nowMs: this.o.context.nowMs(),
-        offset: this.offset(at, MESSAGE_TYPE),
-      },
-    );
+    const record = this.messageRecord(m, {
+      lsn,
+      txId: tx.xid,
+      tsMs: Math.floor(tx.commitTimeMicros / 1000),
+      lastCommitLsn: this.lastCommitLsn,
+      transaction: counts
+        ? counts.event(MESSAGE_DATA_COLLECTION, transactionId(counts.xid, lsn))
+        : null,
+      nowMs: this.o.context.nowMs(),
+      offset: this.offset(at, MESSAGE_TYPE),
+    });
     this.deliver([record], at, prior);
   }
 
@@ -355,36 +348,46 @@ export class ChangeEventSource {
     let records = 0;
     if (this.messageFilter.includes(m.prefix) && !delivered) {
       const nowMs = this.o.context.nowMs();
-      const record = messageRecord(
-        messageSchemas(this.o.modes.binaryHandlingMode ?? 'bytes'),
-        m.prefix,
-        m.content,
-        {
-          topicPrefix: this.o.topicPrefix,
-          database: this.o.context.database,
-          sourcePartition: this.o.context.sourcePartition,
+      const record = this.messageRecord(m, {
+        lsn,
+        txId: null,
+        tsMs: nowMs,
+        // Debezium's last completely processed LSN is the message's own by now.
+        lastCommitLsn: lsn,
+        transaction: null,
+        nowMs,
+        offset: {
           lsn,
+          lsn_proc: lsn,
+          lsn_commit: commitLsn,
           txId: null,
-          tsMs: nowMs,
-          // Debezium's last completely processed LSN is the message's own by now.
-          lastCommitLsn: lsn,
-          transaction: null,
-          nowMs,
-          offset: {
-            lsn,
-            lsn_proc: lsn,
-            lsn_commit: commitLsn,
-            txId: null,
-            ts_usec: nowMs * 1000,
-            messageType: MESSAGE_TYPE,
-          },
+          ts_usec: nowMs * 1000,
+          messageType: MESSAGE_TYPE,
         },
-      );
+      });
       records = 1;
       this.o.emit([record]);
     }
     this.lastCommitLsn = lsn;
     this.o.onCommit({ xid: 0, commitLsn, endLsn: lsn, records, message: true });
+  }
+
+  /** A message's record, with what every message of this source shares. */
+  private messageRecord(
+    m: Extract<PgoutputMessage, { tag: 'message' }>,
+    pos: Omit<MessagePosition, 'topicPrefix' | 'database' | 'sourcePartition'>,
+  ): SourceRecord {
+    return messageRecord(
+      messageSchemas(this.o.modes.binaryHandlingMode ?? 'bytes'),
+      m.prefix,
+      m.content,
+      {
+        ...pos,
+        topicPrefix: this.o.topicPrefix,
+        database: this.o.context.database,
+        sourcePartition: this.o.context.sourcePartition,
+      },
+    );
   }
 
   private change(
