@@ -58,10 +58,16 @@ const parquetCodec: Validator<string> = (v, key) => {
 
 const CONFLUENT_FORMATS = 'io.confluent.connect.s3.format.';
 const PARQUET_FORMATS = [`${CONFLUENT_FORMATS}parquet.ParquetFormat`, 'ParquetFormat'];
+const formatClass: Validator<string> = (v, key) =>
+  PARQUET_FORMATS.includes(v)
+    ? undefined
+    : `not supported: ${key}=${v}; this sink writes Parquet only (${PARQUET_FORMATS[0]})`;
+
 /**
- * keys.format.class / headers.format.class: Confluent's default is AvroFormat, which is
- * not written here, so with store.kafka.keys/headers on the class must be set, and to
- * ParquetFormat; unset it is refused rather than another format picked silently.
+ * keys.format.class / headers.format.class (their values are checked by formatClass):
+ * Confluent's default is AvroFormat, which is not written here, so with
+ * store.kafka.keys/headers on the class must be set; unset it is refused rather than
+ * another format picked silently.
  */
 function viewFormatErrors(v: Readonly<Record<string, unknown>>): ConfigError[] {
   const errors: ConfigError[] = [];
@@ -70,15 +76,7 @@ function viewFormatErrors(v: Readonly<Record<string, unknown>>): ConfigError[] {
     ['store.kafka.headers', 'headers.format.class'],
   ] as const) {
     const value = v[key] as string | null | undefined;
-    if (value !== null && value !== undefined && value !== '') {
-      if (!PARQUET_FORMATS.includes(value)) {
-        errors.push({
-          key,
-          value,
-          message: `not supported: ${key}=${value}; keys and headers files are written as Parquet only: set ${key}=${PARQUET_FORMATS[0]}`,
-        });
-      }
-    } else if (v[store] === true) {
+    if (v[store] === true && (value === null || value === undefined || value === '')) {
       errors.push({
         key,
         value: value ?? null,
@@ -88,11 +86,6 @@ function viewFormatErrors(v: Readonly<Record<string, unknown>>): ConfigError[] {
   }
   return errors;
 }
-
-const formatClass: Validator<string> = (v, key) =>
-  PARQUET_FORMATS.includes(v)
-    ? undefined
-    : `not supported: ${key}=${v}; this sink writes Parquet only (${PARQUET_FORMATS[0]})`;
 
 const S3_STORAGE = ['io.confluent.connect.s3.storage.S3Storage', 'S3Storage'];
 const storageClass: Validator<string> = (v, key) =>
@@ -292,6 +285,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'keys.format.class',
     type: 'string',
     default: null,
+    validator: formatClass,
     defaultDoc: "AvroFormat in Confluent's sink, refused here",
     doc: "Format of the keys files with store.kafka.keys=true: Confluent's ParquetFormat (or ParquetFormat) only; must be set, Confluent's default (AvroFormat) is not written",
     group: GROUP_FILES,
@@ -300,6 +294,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'headers.format.class',
     type: 'string',
     default: null,
+    validator: formatClass,
     defaultDoc: "AvroFormat in Confluent's sink, refused here",
     doc: "Format of the headers files with store.kafka.headers=true: Confluent's ParquetFormat (or ParquetFormat) only; must be set, Confluent's default (AvroFormat) is not written",
     group: GROUP_FILES,
