@@ -190,21 +190,29 @@ export async function capture(
     records,
     transactions,
     async transactionsDone(n) {
-      const deadline = new Promise<void>((_, reject) =>
-        setTimeout(
-          () =>
-            reject(
-              failure ?? new Error(`only ${transactions.length} of ${n} transactions arrived`),
-            ),
-          20_000,
-        ).unref(),
-      );
-      if (transactions.length < n)
-        await Promise.race([
-          new Promise<void>((resolve) => waiters.push({ n, resolve })),
-          deadline,
-          failed,
-        ]);
+      if (transactions.length < n) {
+        // The timer is only armed while waiting and always cleared: a deadline left
+        // running after the wait would reject later, unobserved, and fail the run.
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<void>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                failure ?? new Error(`only ${transactions.length} of ${n} transactions arrived`),
+              ),
+            20_000,
+          );
+        });
+        try {
+          await Promise.race([
+            new Promise<void>((resolve) => waiters.push({ n, resolve })),
+            deadline,
+            failed,
+          ]);
+        } finally {
+          clearTimeout(timer);
+        }
+      }
       if (failure) throw failure;
     },
     async stop() {
