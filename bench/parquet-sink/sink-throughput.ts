@@ -6,6 +6,8 @@
  * loopback), next to DuckDB writing the same rows to Parquet from NDJSON in the
  * same run. There is no broker, consumer or converter in this path: this is the
  * writer's ceiling; end-to-end.ts measures the same rows through the runtime.
+ * The row formats (format.class JsonFormat and AvroFormat) write the same rows to the
+ * local store, next to DuckDB writing them as JSON lines (COPY ... TO 'x.json').
  *
  * Run: npx tsx bench/parquet-sink/sink-throughput.ts [rows]
  */
@@ -15,6 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DEFAULT_SEMANTIC_TYPES } from '../../connectors/parquet-sink/debezium-types.ts';
+import type { FormatSettings } from '../../connectors/parquet-sink/file-format.ts';
 import { LocalStore } from '../../connectors/parquet-sink/local-store.ts';
 import type { ObjectStore } from '../../connectors/parquet-sink/object-store.ts';
 import { S3Store } from '../../connectors/parquet-sink/s3-store.ts';
@@ -74,7 +77,11 @@ function line(name: string, value: number, unit: string): void {
   console.log(`${name}: ${Number.isInteger(value) ? value : value.toFixed(3)} ${unit}`);
 }
 
-async function runSink(store: ObjectStore, input: SinkRecord[]): Promise<number> {
+async function runSink(
+  store: ObjectStore,
+  input: SinkRecord[],
+  format: FormatSettings = { kind: 'parquet' },
+): Promise<number> {
   const writer = new ParquetSinkWriter(
     {
       store: { kind: 'local', url: '' },
@@ -89,6 +96,7 @@ async function runSink(store: ObjectStore, input: SinkRecord[]): Promise<number>
       rotateScheduleIntervalMs: -1,
       codec: 'snappy',
       nullBehavior: 'fail',
+      format,
       types: DEFAULT_SEMANTIC_TYPES,
       compatibility: 'NONE',
       padWidth: 10,
@@ -147,6 +155,31 @@ async function duckdb(dir: string, input: SinkRecord[]): Promise<{ ms: number; b
   return { ms: performance.now() - start, bytes: statSync(out).size };
 }
 
+/** DuckDB writing the same rows as JSON lines, from a table already loaded. */
+async function duckdbJson(
+  dir: string,
+  input: SinkRecord[],
+): Promise<{ ms: number; bytes: number }> {
+  const ndjson = join(dir, 'rows-for-json.ndjson');
+  writeFileSync(ndjson, `${input.map((r) => JSON.stringify(r.value)).join('\n')}\n`);
+  const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+  const conn = await instance.connect();
+  const out = join(dir, 'duckdb.json');
+  try {
+    await conn.run(
+      `CREATE TABLE rows AS SELECT * FROM read_json('${ndjson}', format='newline_delimited', columns={
+        id: 'BIGINT', customer_id: 'INTEGER', status: 'VARCHAR', amount: 'DOUBLE', note: 'VARCHAR',
+        updated_at: 'BIGINT', __op: 'VARCHAR', __deleted: 'BOOLEAN'})`,
+    );
+    const start = performance.now();
+    await conn.run(`COPY rows TO '${out}' (FORMAT json)`);
+    return { ms: performance.now() - start, bytes: statSync(out).size };
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
 function folderBytes(dir: string): number {
   let total = 0;
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
@@ -175,6 +208,24 @@ try {
   line('sink.local.rate_vs_duckdb', localRate / duckRate, 'ratio');
   line('sink.local.bytes_vs_duckdb', localBytes / duck.bytes, 'ratio');
   line('sink.local.rate_vs_target_150k', localRate / 150_000, 'ratio');
+
+  const duckJson = await duckdbJson(dir, input);
+  const duckJsonRate = Math.round((ROWS / duckJson.ms) * 1000);
+  line('duckdb.json.rate', duckJsonRate, 'rows/s');
+  line('duckdb.json.bytes', duckJson.bytes, 'bytes');
+  const formats: Array<[string, FormatSettings]> = [
+    ['json', { kind: 'json', decimalFormat: 'BASE64', compression: 'none', compressionLevel: -1 }],
+    ['avro', { kind: 'avro', codec: 'null' }],
+    ['avro_snappy', { kind: 'avro', codec: 'snappy' }],
+  ];
+  for (const [name, format] of formats) {
+    const folder = join(dir, `local-${name}`);
+    const ms = await runSink(new LocalStore(pathToFileURL(folder).href), input, format);
+    const rate = Math.round((ROWS / ms) * 1000);
+    line(`sink.local.${name}.rate`, rate, 'rows/s');
+    line(`sink.local.${name}.bytes`, folderBytes(folder), 'bytes');
+    line(`sink.local.${name}.rate_vs_duckdb_json`, rate / duckJsonRate, 'ratio');
+  }
 
   const s3Store = new S3Store({
     bucket: 'bench',

@@ -13,14 +13,28 @@ import {
   type ConfigError,
   define,
   nonEmpty,
-  oneOf,
   type Validator,
 } from '../../src/connect/api/index.ts';
 import { DEFAULT_ZSTD_LEVEL, type ParquetCodec, ZSTD_LEVELS } from './codecs.ts';
 import type { DebeziumTypesMode, SemanticTypes } from './debezium-types.ts';
 import { canonical, enumOf } from './enum-values.ts';
-import { PARTITIONER_CLASS_NAMES, partitionerKind } from './partitioner.ts';
+import {
+  type AvroCodec,
+  type FileCompression,
+  FORMAT_CLASSES,
+  type FormatKind,
+  type FormatSettings,
+  formatKind,
+  type JsonDecimalFormat,
+} from './file-format.ts';
+import {
+  DEFAULT_TOMBSTONE_PARTITION,
+  PARTITIONER_CLASS_NAMES,
+  partitionerKind,
+  timeBasedPathFormat,
+} from './partitioner.ts';
 import { PathFormatter } from './path-format.ts';
+import { fieldNameProblem } from './record-field-path.ts';
 import { type S3Features, s3ConfigDefs, toS3Features, validateS3Config } from './s3-config.ts';
 import { COMPATIBILITIES, type Compatibility } from './schema-evolution.ts';
 import { extractorKind } from './time-based-partitioner.ts';
@@ -56,12 +70,37 @@ const parquetCodec: Validator<string> = (v, key) => {
   return enumOf(...PARQUET_CODECS)(v, key);
 };
 
-const CONFLUENT_FORMATS = 'io.confluent.connect.s3.format.';
-const PARQUET_FORMATS = [`${CONFLUENT_FORMATS}parquet.ParquetFormat`, 'ParquetFormat'];
-const formatClass: Validator<string> = (v, key) =>
+const PARQUET_FORMATS = FORMAT_CLASSES.parquet;
+/** The formats format.class takes (file-format.ts). */
+const WRITTEN_FORMATS: readonly FormatKind[] = ['parquet', 'json', 'bytearray', 'avro'];
+const formatClass: Validator<string> = (v, key) => {
+  const kind = formatKind(v);
+  if (kind !== undefined && WRITTEN_FORMATS.includes(kind)) return undefined;
+  const names = WRITTEN_FORMATS.map((k) => FORMAT_CLASSES[k][0]).join(', ');
+  return `not supported: ${key}=${v}; this sink writes ${names} (or their short names)`;
+};
+/** keys.format.class / headers.format.class: keys and headers files are Parquet only. */
+const viewFormatClass: Validator<string> = (v, key) =>
   PARQUET_FORMATS.includes(v)
     ? undefined
-    : `not supported: ${key}=${v}; this sink writes Parquet only (${PARQUET_FORMATS[0]})`;
+    : `not supported: ${key}=${v}; keys and headers files are written as Parquet only (${PARQUET_FORMATS[0]})`;
+
+const AVRO_CODECS: readonly AvroCodec[] = ['null', 'deflate', 'snappy'];
+const avroCodec: Validator<string> = (v, key) =>
+  ['bzip2', 'xz'].includes(v.toLowerCase())
+    ? `not supported: ${key}=${v}: this sink has no ${v.toLowerCase()} compressor; use deflate (smallest) or snappy (fastest)`
+    : enumOf(...AVRO_CODECS)(v, key);
+
+/** Keys of one format only, with their defaults: another value with another format is refused. */
+const FORMAT_KEYS: ReadonlyArray<{ key: string; kinds: readonly FormatKind[]; default: unknown }> =
+  [
+    { key: 'parquet.codec', kinds: ['parquet'], default: 'snappy' },
+    { key: 'json.decimal.format', kinds: ['json'], default: 'BASE64' },
+    { key: 'format.bytearray.extension', kinds: ['bytearray'], default: '.bin' },
+    { key: 'format.bytearray.separator', kinds: ['bytearray'], default: null },
+    { key: 'avro.codec', kinds: ['avro'], default: 'null' },
+    { key: 's3.compression.level', kinds: ['json', 'bytearray'], default: -1 },
+  ];
 
 /**
  * keys.format.class / headers.format.class (their values are checked by formatClass):
@@ -86,6 +125,11 @@ function viewFormatErrors(v: Readonly<Record<string, unknown>>): ConfigError[] {
   }
   return errors;
 }
+
+const partitionerClass: Validator<string> = (v, key) =>
+  PARTITIONER_CLASS_NAMES.includes(v)
+    ? undefined
+    : `not supported: ${key}=${v}; custom partitioner classes are not loaded: use Default, Field, TimeBased, Daily or Hourly (or Confluent's io.confluent.connect.storage.partitioner.* names of them)`;
 
 const S3_STORAGE = ['io.confluent.connect.s3.storage.S3Storage', 'S3Storage'];
 const storageClass: Validator<string> = (v, key) =>
@@ -179,7 +223,15 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     type: 'string',
     default: 'fail',
     validator: enumOf(...NULL_BEHAVIORS),
-    doc: "What a record with a null value (tombstone) does: fail the task (even with errors.tolerance=all: it never goes to the dead letter queue), skip it (see report.null.values.to.dlq), or write a row of nulls in the record's folder (Confluent's write puts the key in a tombstone folder instead; tombstone.encoded.partition is refused)",
+    doc: 'What a record with a null value (tombstone) does: fail the task (even with errors.tolerance=all: it never goes to the dead letter queue), skip it (see report.null.values.to.dlq), or write it as Confluent does: its key (and headers) in the keys (and headers) file of the folder tombstone.encoded.partition names, with no value file there; needs store.kafka.keys=true',
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'tombstone.encoded.partition',
+    type: 'string',
+    default: DEFAULT_TOMBSTONE_PARTITION,
+    validator: nonEmpty,
+    doc: "With behavior.on.null.values=write, the folder (in place of the partitioner's) that null-valued records go to: <topics.dir>/<topic>/<this>/ holds their keys and headers files only",
     group: GROUP_FILES,
   }),
   define({
@@ -224,7 +276,38 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     type: 'string',
     default: 'none',
     validator: enumOf('none', 'gzip'),
-    doc: 'Compression of whole files for row formats; Parquet files compress inside (parquet.codec), so only none goes with ParquetFormat',
+    doc: 'Compression of whole files for JsonFormat and ByteArrayFormat: gzip adds .gz to the extension (.json.gz); Parquet and Avro files compress inside (parquet.codec, avro.codec), so only none goes with them',
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'json.decimal.format',
+    type: 'string',
+    default: 'BASE64',
+    validator: enumOf('BASE64', 'NUMERIC'),
+    doc: "JsonFormat: Decimal values as base64 of their unscaled bytes (BASE64, JsonConverter's default) or as JSON numbers (NUMERIC)",
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'avro.codec',
+    type: 'string',
+    default: 'null',
+    validator: avroCodec,
+    doc: "AvroFormat: the container files' block codec, null, deflate or snappy (Confluent's bzip2 and xz are refused)",
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'format.bytearray.extension',
+    type: 'string',
+    default: '.bin',
+    doc: 'ByteArrayFormat: the extension of its files (.bin.gz with s3.compression.type=gzip)',
+    group: GROUP_FILES,
+  }),
+  define({
+    name: 'format.bytearray.separator',
+    type: 'string',
+    default: null,
+    defaultDoc: 'a line feed (\\n)',
+    doc: 'ByteArrayFormat: written after each record value, taken as given (white space included, empty for none); a value that contains it reads back as several records',
     group: GROUP_FILES,
   }),
   define({
@@ -285,7 +368,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'keys.format.class',
     type: 'string',
     default: null,
-    validator: formatClass,
+    validator: viewFormatClass,
     defaultDoc: "AvroFormat in Confluent's sink, refused here",
     doc: "Format of the keys files with store.kafka.keys=true: Confluent's ParquetFormat (or ParquetFormat) only; must be set, Confluent's default (AvroFormat) is not written",
     group: GROUP_FILES,
@@ -294,7 +377,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'headers.format.class',
     type: 'string',
     default: null,
-    validator: formatClass,
+    validator: viewFormatClass,
     defaultDoc: "AvroFormat in Confluent's sink, refused here",
     doc: "Format of the headers files with store.kafka.headers=true: Confluent's ParquetFormat (or ParquetFormat) only; must be set, Confluent's default (AvroFormat) is not written",
     group: GROUP_FILES,
@@ -312,7 +395,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     type: 'class',
     default: 'io.confluent.connect.s3.format.parquet.ParquetFormat',
     validator: formatClass,
-    doc: "Confluent's ParquetFormat (or ParquetFormat): Parquet files; other formats are refused by name",
+    doc: "Confluent's ParquetFormat, JsonFormat (one JSON value a line, as JsonConverter writes it with schemas.enable=false), ByteArrayFormat (raw bytes values) or AvroFormat (Avro container files, the schema converted as AvroData does), or their short names; other formats (CsvFormat, OrcFormat, ...) are refused by name",
     group: GROUP_FILES,
   }),
   define({
@@ -327,8 +410,8 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'partitioner.class',
     type: 'class',
     default: 'Default',
-    validator: oneOf(...PARTITIONER_CLASS_NAMES),
-    doc: 'Default, Field, TimeBased, Daily, Hourly (or Confluent class names)',
+    validator: partitionerClass,
+    doc: "Default, Field, TimeBased, Daily, Hourly, or Confluent's class names of them (io.confluent.connect.storage.partitioner.*), naming folders as Confluent's do; custom partitioner classes are refused",
     importance: 'high',
     group: GROUP_PARTITIONER,
   }),
@@ -336,7 +419,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'partition.field.name',
     type: 'list',
     default: [],
-    doc: 'Fields the Field partitioner names folders by',
+    doc: "Fields the Field partitioner names folders by, as Confluent's FieldPartitioner does: <field>=<value> levels joined by directory.delim, values unescaped, <field>=null for null; dots reach into nested structs; INT8 to INT64, STRING and BOOLEAN fields only (others are errant records, a field missing from the schema fails the task)",
     group: GROUP_PARTITIONER,
   }),
   define({
@@ -371,7 +454,7 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'timestamp.extractor',
     type: 'string',
     default: 'Wallclock',
-    doc: 'Record, RecordField or Wallclock: the time TimeBased partitioners use',
+    doc: "Record, RecordField or Wallclock (or Confluent's TimeBasedPartitioner$...TimestampExtractor class names): the time TimeBased partitioners use; custom extractor classes are refused",
     group: GROUP_PARTITIONER,
   }),
   define({
@@ -413,6 +496,8 @@ export interface ParquetSinkConfig {
   /** parquet.compression.codec.zstd.level; DEFAULT_ZSTD_LEVEL when absent. */
   zstdLevel?: number;
   nullBehavior: NullBehavior;
+  /** format.class and its settings. */
+  format: FormatSettings;
   types: SemanticTypes;
   compatibility: Compatibility;
   padWidth: number;
@@ -428,11 +513,20 @@ export interface ParquetSinkConfig {
     timezone: string;
     timestampExtractor: string;
     timestampField: string;
+    /** tombstone.encoded.partition, with behavior.on.null.values=write only. */
+    tombstonePartition?: string;
   };
 }
 
-/** Typed settings from values parsed against parquetSinkConfigDefs. */
-export function toSinkConfig(v: Readonly<Record<string, unknown>>): ParquetSinkConfig {
+/**
+ * Typed settings from values parsed against parquetSinkConfigDefs. `raw`, the config
+ * as given, supplies format.bytearray.separator untrimmed: white space is significant
+ * there, as Confluent reads it from the originals for that reason.
+ */
+export function toSinkConfig(
+  v: Readonly<Record<string, unknown>>,
+  raw: Readonly<Record<string, unknown>> = v,
+): ParquetSinkConfig {
   const url = v['store.url'] as string;
   const store: ParquetSinkConfig['store'] = url.startsWith('file:')
     ? { kind: 'local', url }
@@ -461,6 +555,7 @@ export function toSinkConfig(v: Readonly<Record<string, unknown>>): ParquetSinkC
     codec: canonical(PARQUET_CODECS, v['parquet.codec'] as string),
     zstdLevel: (v[ZSTD_LEVEL_KEY] as number | null) ?? DEFAULT_ZSTD_LEVEL,
     nullBehavior: canonical(NULL_BEHAVIORS, v['behavior.on.null.values'] as string),
+    format: toFormatSettings(v, raw),
     types: {
       debeziumTypes: canonical<DebeziumTypesMode>(
         ['native', 'as-is'],
@@ -485,22 +580,96 @@ export function toSinkConfig(v: Readonly<Record<string, unknown>>): ParquetSinkC
       timezone: v.timezone as string,
       timestampExtractor: v['timestamp.extractor'] as string,
       timestampField: v['timestamp.field'] as string,
+      ...(canonical(NULL_BEHAVIORS, v['behavior.on.null.values'] as string) === 'write'
+        ? { tombstonePartition: v['tombstone.encoded.partition'] as string }
+        : {}),
     },
   };
 }
 
-/** Cross-field checks, one error per offending key (the connector's validate()). */
-export function validateSinkConfig(v: Readonly<Record<string, unknown>>): ConfigError[] {
-  const errors: ConfigError[] = [...unsupportedKeyErrors(v), ...viewFormatErrors(v)];
-  const url = v['store.url'] as string;
-  errors.push(...validateS3Config(v, url.startsWith('file:')));
-  if ((v['s3.compression.type'] as string).toLowerCase() !== 'none') {
+function toFormatSettings(
+  v: Readonly<Record<string, unknown>>,
+  raw: Readonly<Record<string, unknown>>,
+): FormatSettings {
+  const kind = formatKind(v['format.class'] as string) ?? 'parquet';
+  const compression = (v['s3.compression.type'] as string).toLowerCase() as FileCompression;
+  const compressionLevel = v['s3.compression.level'] as number;
+  switch (kind) {
+    case 'parquet':
+      return { kind };
+    case 'json':
+      return {
+        kind,
+        decimalFormat: (v['json.decimal.format'] as string).toUpperCase() as JsonDecimalFormat,
+        compression,
+        compressionLevel,
+      };
+    case 'bytearray': {
+      const given = raw['format.bytearray.separator'] ?? v['format.bytearray.separator'];
+      return {
+        kind,
+        extension: v['format.bytearray.extension'] as string,
+        separator: Buffer.from(typeof given === 'string' ? given : '\n', 'utf8'),
+        compression,
+        compressionLevel,
+      };
+    }
+    case 'avro':
+      return { kind, codec: (v['avro.codec'] as string).toLowerCase() as AvroCodec };
+  }
+}
+
+/** Format keys set for another format than format.class, which would be ignored. */
+function formatKeyErrors(v: Readonly<Record<string, unknown>>): ConfigError[] {
+  const className = v['format.class'] as string;
+  const kind = formatKind(className);
+  if (kind === undefined) return [];
+  const errors: ConfigError[] = [];
+  for (const k of FORMAT_KEYS) {
+    const value = v[k.key];
+    const given = typeof value === 'string' ? value.toLowerCase() : value;
+    const fallback = typeof k.default === 'string' ? k.default.toLowerCase() : k.default;
+    if (k.kinds.includes(kind) || value === undefined || given === fallback) continue;
+    errors.push({
+      key: k.key,
+      value,
+      message: `applies to ${k.kinds.map((x) => FORMAT_CLASSES[x][1]).join(', ')} only, not format.class=${className}: remove it or change format.class`,
+    });
+  }
+  const compression = (v['s3.compression.type'] as string).toLowerCase();
+  if (compression !== 'none' && (kind === 'parquet' || kind === 'avro')) {
+    const inside =
+      kind === 'parquet'
+        ? 'Parquet compresses inside the file: use parquet.codec'
+        : 'Avro compresses inside the file: use avro.codec';
     errors.push({
       key: 's3.compression.type',
       value: v['s3.compression.type'],
-      message: `not supported: s3.compression.type=${v['s3.compression.type']} with ParquetFormat; Parquet compresses inside the file: use parquet.codec`,
+      message: `not supported: s3.compression.type=${v['s3.compression.type']} with ${FORMAT_CLASSES[kind][1]}; ${inside}`,
     });
   }
+  if (kind !== 'parquet') {
+    for (const key of ['store.kafka.keys', 'store.kafka.headers']) {
+      if (v[key] !== true) continue;
+      errors.push({
+        key,
+        value: true,
+        message: `not supported yet: ${key}=true with format.class=${className}; keys and headers files are written beside Parquet value files only (format.class=${PARQUET_FORMATS[0]})`,
+      });
+    }
+  }
+  return errors;
+}
+
+/** Cross-field checks, one error per offending key (the connector's validate()). */
+export function validateSinkConfig(v: Readonly<Record<string, unknown>>): ConfigError[] {
+  const errors: ConfigError[] = [
+    ...unsupportedKeyErrors(v),
+    ...viewFormatErrors(v),
+    ...formatKeyErrors(v),
+  ];
+  const url = v['store.url'] as string;
+  errors.push(...validateS3Config(v, url.startsWith('file:')));
   const fileDelim = v['file.delim'] as string;
   const dirDelim = v['directory.delim'] as string;
   if (fileDelim.includes(dirDelim) || dirDelim.includes(fileDelim)) {
@@ -541,6 +710,24 @@ export function validateSinkConfig(v: Readonly<Record<string, unknown>>): Config
       message: 'must be at most 38, the precision of the DECIMAL columns it scales',
     });
   }
+  const nullBehavior = (v['behavior.on.null.values'] as string).toLowerCase();
+  if (nullBehavior === 'write' && v['store.kafka.keys'] !== true) {
+    // Confluent's S3SinkConnectorValidator names both keys.
+    for (const key of ['store.kafka.keys', 'behavior.on.null.values']) {
+      errors.push({
+        key,
+        value: v[key],
+        message:
+          'Writing Kafka record keys to storage is mandatory when tombstone writing is enabled: set store.kafka.keys=true with behavior.on.null.values=write',
+      });
+    }
+  }
+  for (const name of v['partition.field.name'] as string[]) {
+    const problem = fieldNameProblem(name);
+    if (problem !== undefined) {
+      errors.push({ key: 'partition.field.name', value: name, message: problem });
+    }
+  }
   const kind = partitionerKind(v['partitioner.class'] as string);
   if (kind === 'field' && (v['partition.field.name'] as string[]).length === 0) {
     errors.push({
@@ -550,12 +737,11 @@ export function validateSinkConfig(v: Readonly<Record<string, unknown>>): Config
     });
   }
   if (kind === 'time') {
-    if (!(v['path.format'] as string)) {
-      errors.push({
-        key: 'path.format',
-        value: '',
-        message: 'the TimeBased partitioner needs path.format',
-      });
+    try {
+      const pathFormat = timeBasedPathFormat(v['path.format'] as string, dirDelim);
+      new PathFormatter(pathFormat, 'UTC', 'en');
+    } catch (e) {
+      errors.push({ key: 'path.format', value: v['path.format'], message: (e as Error).message });
     }
     if ((v['partition.duration.ms'] as number) <= 0) {
       errors.push({

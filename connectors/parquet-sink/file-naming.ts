@@ -87,6 +87,11 @@ export interface ParsedName extends FileCoordinates {
 export interface Delimiters {
   delim: string;
   dirDelim: string;
+  /**
+   * Extensions read besides the Parquet ones: the configured row format's (`.json`,
+   * `.json.gz`, `.avro`, format.bytearray.extension), so its files are recognised.
+   */
+  extensions?: readonly string[];
 }
 
 export const DEFAULT_DELIMITERS: Delimiters = { delim: '+', dirDelim: '/' };
@@ -97,7 +102,8 @@ const patterns = new Map<string, RegExp>();
 /**
  * Parse an object key written for `topic` (or for any topic when not given, the name
  * then being what follows the last directory delimiter); undefined for foreign files.
- * Any `.<codec>.parquet` or plain `.parquet` extension is read, after an optional
+ * Any `.<codec>.parquet` or plain `.parquet` extension is read (and the row format's
+ * extensions given in `d.extensions`), after an optional
  * `.keys` / `.headers` view suffix (so `t+0+5.keys.parquet` is the keys file of
  * `t+0+5.parquet`, not a value file with a `.keys` codec). With the topic known
  * the name is matched as a whole key suffix, so a directory delimiter that also occurs
@@ -108,14 +114,16 @@ export function parseFileName(
   d: Delimiters = DEFAULT_DELIMITERS,
   topic?: string,
 ): ParsedName | undefined {
-  const id = `${d.delim}\u0000${d.dirDelim}\u0000${topic ?? ''}`;
+  const others = d.extensions ?? [];
+  const id = `${d.delim}\u0000${d.dirDelim}\u0000${topic ?? ''}\u0000${others.join('\u0000')}`;
   let re = patterns.get(id);
   if (re === undefined) {
     const fd = escapeRegExp(d.delim);
     const name =
       topic === undefined ? `([^${escapeRegExp(d.dirDelim)}]+?)` : `(${escapeRegExp(topic)})`;
+    const extension = ['(?:\\.[a-z0-9]+)?\\.parquet', ...others.map(escapeRegExp)].join('|');
     re = new RegExp(
-      `(?:^|${escapeRegExp(d.dirDelim)})${name}${fd}(\\d+)${fd}(\\d+)(?:\\.(keys|headers))?((?:\\.[a-z0-9]+)?\\.parquet)$`,
+      `(?:^|${escapeRegExp(d.dirDelim)})${name}${fd}(\\d+)${fd}(\\d+)(?:\\.(keys|headers))?(${extension})$`,
     );
     if (patterns.size > 1000) patterns.clear();
     patterns.set(id, re);

@@ -7,13 +7,27 @@
  * power loss. A crash before the rename leaves a hidden temporary file that list()
  * skips (names starting with '.') and that readers such as DuckDB and Spark skip too;
  * discardIncomplete() removes those of a partition when the sink recovers it.
+ *
+ * Metadata (ObjectInfo.metadata, row-format files' commit groups): a hidden file
+ * `<dir>/.<name>.meta` (JSON) beside the object, written the same way and renamed into
+ * place before the object, so an object visible under its name always has the
+ * metadata it was put with (a crash between the two renames leaves the new metadata
+ * beside the old object of the same name, which a replay rewrites with the same
+ * group). list() skips it as every hidden file; its name ends in `.meta`, not
+ * in a format's extension, so readers globbing `*.json` under the folders (DuckDB matches hidden
+ * files too) do not take it for data.
  */
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ObjectStore, StoreError } from './object-store.ts';
+import { type ObjectInfo, type ObjectStore, StoreError } from './object-store.ts';
 
 let tmpCounter = 0;
+
+function metadataPath(target: string): string {
+  const dir = dirname(target);
+  return join(dir, `.${target.slice(dir.length + 1)}.meta`);
+}
 
 export class LocalStore implements ObjectStore {
   readonly root: string;
@@ -45,8 +59,30 @@ export class LocalStore implements ObjectStore {
     return path;
   }
 
-  async put(key: string, bytes: Uint8Array): Promise<void> {
+  async put(key: string, bytes: Uint8Array, info?: ObjectInfo): Promise<void> {
     const target = this.path(key);
+    if (info?.metadata !== undefined) {
+      await this.write(metadataPath(target), Buffer.from(JSON.stringify(info.metadata)));
+    }
+    await this.write(target, bytes);
+  }
+
+  /** The metadata file beside the object; empty when there is none. */
+  async readMetadata(key: string): Promise<Record<string, string>> {
+    let text: string;
+    try {
+      text = await readFile(metadataPath(this.path(key)), 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw new StoreError(`cannot read the metadata of ${key}: ${(e as Error).message}`, false, {
+        cause: e,
+      });
+    }
+    return JSON.parse(text) as Record<string, string>;
+  }
+
+  /** Write `bytes` at `target` atomically and durably (see the header). */
+  private async write(target: string, bytes: Uint8Array): Promise<void> {
     const dir = dirname(target);
     const tmp = join(dir, `.${target.slice(dir.length + 1)}.${process.pid}-${tmpCounter++}.tmp`);
     try {
@@ -90,7 +126,9 @@ export class LocalStore implements ObjectStore {
   async discardIncomplete(prefix: string, namePrefix: string): Promise<number> {
     const doomed: string[] = [];
     await this.walkFiles(prefix, (full, name) => {
-      if (name.startsWith(`.${namePrefix}`) && name.endsWith('.tmp')) doomed.push(full);
+      // `..<name>.meta.<pid>-<n>.tmp` is a metadata file's temporary.
+      const hidden = name.startsWith('..') ? name.slice(1) : name;
+      if (hidden.startsWith(`.${namePrefix}`) && name.endsWith('.tmp')) doomed.push(full);
     });
     for (const full of doomed) await rm(full, { force: true });
     return doomed.length;

@@ -18,6 +18,13 @@ export interface ObjectInfo {
   startOffset: number;
   endOffset: number;
   recordCount: number;
+  /**
+   * Metadata stored with the object, put atomically with it and read back by
+   * readMetadata(): S3 user metadata (x-amz-meta-<name>), a hidden file beside a local
+   * file. Row-format files (JSON, ByteArray, Avro) carry their commit group here, where
+   * Parquet files carry it in their footer (recovery.ts). Names are lower case.
+   */
+  metadata?: Readonly<Record<string, string>>;
 }
 
 export interface ObjectStore {
@@ -30,6 +37,8 @@ export interface ObjectStore {
   list(prefix: string): Promise<string[]>;
   /** The last `length` bytes of an object (all of it when shorter). */
   readTail(key: string, length: number): Promise<Uint8Array>;
+  /** The metadata put with the object (ObjectInfo.metadata); empty when it has none. */
+  readMetadata(key: string): Promise<Record<string, string>>;
   /** The whole object (tests and tools; the sink itself reads only tails). */
   get(key: string): Promise<Uint8Array>;
   /**

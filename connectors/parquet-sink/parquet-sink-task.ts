@@ -54,7 +54,7 @@ export class ParquetSinkTask implements SinkTask {
     if (errors.length > 0) {
       throw new ConnectException(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
     }
-    const settings = toSinkConfig(parsed.values);
+    const settings = toSinkConfig(parsed.values, config);
     this.retryBackoffMs = settings.retryBackoffMs;
     const store = createStore(settings.store);
     try {

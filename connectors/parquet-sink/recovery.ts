@@ -25,7 +25,18 @@
  * and a value file present means its keys and headers files are. A crash after a keys
  * file was written but before its value file leaves the group incomplete (or absent):
  * the replay writes the keys file again under the same name with the same bytes, then
- * the value file. Nothing is lost and nothing is counted twice.
+ * the value file. Nothing is lost and nothing is counted twice. The tombstone folder
+ * (behavior.on.null.values=write, tombstone.encoded.partition) has no value files, as
+ * in Confluent's sink: there the keys file is uploaded last and is the commit point
+ * counted, the headers file going first.
+ *
+ * Row formats (JsonFormat, ByteArrayFormat, AvroFormat: file-format.ts) have no footer
+ * every reader ignores, so their files carry the same five values as object metadata
+ * (`connect-group-start`, ...: S3 user metadata, or the local store's hidden metadata
+ * file), put atomically with the object (object-store.ts). Recovery reads them there
+ * instead of the footer and decides the same way, so rotations cut by the clock or by
+ * memory pressure replay exactly for every format. Which is read depends on the newest
+ * file's extension: `.parquet` files their footer, others their metadata.
  *
  * A bucket Confluent's connector wrote: its files have Confluent's names but none of
  * these footer keys, and nothing in them records where a file ends. When the newest
@@ -53,6 +64,18 @@ export interface GroupMetadata {
   start: number;
   end: number;
   files: number;
+}
+
+/**
+ * The group as object metadata (row formats): the footer's keys with '-' for '.', as
+ * S3 user metadata names travel in HTTP headers (x-amz-meta-connect-group-start).
+ */
+export function groupObjectMetadata(g: GroupMetadata): Record<string, string> {
+  return Object.fromEntries(groupKv(g).map((e) => [metadataName(e.key), e.value]));
+}
+
+function metadataName(kvKey: string): string {
+  return kvKey.replaceAll('.', '-');
 }
 
 export function groupKv(g: GroupMetadata): Array<{ key: string; value: string }> {
@@ -86,6 +109,12 @@ export interface ForeignPosition {
 export interface RecoveryOptions extends Delimiters {
   /** One file per rotation (the Default partitioner), which makes skipBelow exact. */
   oneFilePerGroup: boolean;
+  /**
+   * behavior.on.null.values=write: the tombstone folder, whose files are keys (and
+   * headers) files only; there the keys file is the commit point a value file is
+   * elsewhere, so recovery reads and counts it.
+   */
+  tombstoneFolder?: string;
 }
 
 export class RecoveryError extends Error {
@@ -100,32 +129,47 @@ export async function recoverPosition(
   partition: number,
   o: RecoveryOptions = { ...DEFAULT_DELIMITERS, oneFilePerGroup: true },
 ): Promise<RecoveredPosition | ForeignPosition | undefined> {
-  const files = (await store.list(topicPrefix(topicsDir, topic, o.dirDelim)))
+  const prefix = topicPrefix(topicsDir, topic, o.dirDelim);
+  const tombstones =
+    o.tombstoneFolder === undefined ? undefined : `${prefix}${o.tombstoneFolder}${o.dirDelim}`;
+  const inTombstones = (key: string) =>
+    tombstones !== undefined &&
+    key.startsWith(tombstones) &&
+    !key.slice(tombstones.length).includes(o.dirDelim);
+  const files = (await store.list(prefix))
     .map((key) => ({ key, coords: parseFileName(key, o, topic) }))
     .filter(
       (f) =>
         f.coords?.topic === topic &&
         f.coords.kafkaPartition === partition &&
-        f.coords.view === undefined,
+        (f.coords.view === undefined || (f.coords.view === 'keys' && inTombstones(f.key))),
     );
   if (files.length === 0) return undefined;
   let newest = files[0] as (typeof files)[number];
   for (const f of files) {
     if ((f.coords?.startOffset ?? -1) > (newest.coords?.startOffset ?? -1)) newest = f;
   }
-  const footer = await readTailFooter(store, newest.key);
-  if (!footer.kv.has(KV_GROUP_START)) {
-    const start = newest.coords?.startOffset as number;
-    return o.oneFilePerGroup
-      ? { foreign: newest.key, skipBelow: start + Number(footer.numRows) }
-      : { foreign: newest.key };
+  const extension = newest.coords?.extension as string;
+  let kv: Map<string, string>;
+  if (extension.endsWith('.parquet')) {
+    const footer = await readTailFooter(store, newest.key);
+    if (!footer.kv.has(KV_GROUP_START)) {
+      const start = newest.coords?.startOffset as number;
+      return o.oneFilePerGroup
+        ? { foreign: newest.key, skipBelow: start + Number(footer.numRows) }
+        : { foreign: newest.key };
+    }
+    kv = footer.kv;
+  } else {
+    kv = await readObjectGroup(store, newest.key);
+    // A row file Confluent's connector wrote: its committed offset tells where it ends.
+    if (!kv.has(KV_GROUP_START)) return { foreign: newest.key };
   }
-  const group = groupOf(store, newest.key, footer.kv);
+  const group = groupOf(store, newest.key, kv);
   const members = files.filter((f) => {
     const start = f.coords?.startOffset ?? -1;
     return start >= group.start && start <= group.end;
   }).length;
-  const extension = newest.coords?.extension as string;
   if (members >= group.files) return { nextOffset: group.end + 1, lastGroup: group, extension };
   return { nextOffset: group.start, pendingBoundary: group.end, lastGroup: group, extension };
 }
@@ -141,8 +185,22 @@ async function readTailFooter(store: ObjectStore, key: string) {
   return readFooter(tail);
 }
 
+/** A row-format file's group values, from its object metadata, under the footer's keys. */
+async function readObjectGroup(store: ObjectStore, key: string): Promise<Map<string, string>> {
+  const metadata = await store.readMetadata(key);
+  const kv = new Map<string, string>();
+  for (const k of [KV_TOPIC, KV_PARTITION, KV_GROUP_START, KV_GROUP_END, KV_GROUP_FILES]) {
+    const v = metadata[metadataName(k)];
+    if (v !== undefined) kv.set(k, v);
+  }
+  return kv;
+}
+
 export async function readGroup(store: ObjectStore, key: string): Promise<GroupMetadata> {
-  return groupOf(store, key, (await readTailFooter(store, key)).kv);
+  const kv = key.endsWith('.parquet')
+    ? (await readTailFooter(store, key)).kv
+    : await readObjectGroup(store, key);
+  return groupOf(store, key, kv);
 }
 
 function groupOf(store: ObjectStore, key: string, kv: Map<string, string>): GroupMetadata {
@@ -150,7 +208,7 @@ function groupOf(store: ObjectStore, key: string, kv: Map<string, string>): Grou
     const v = Number(kv.get(k));
     if (!kv.has(k) || !Number.isSafeInteger(v)) {
       throw new RecoveryError(
-        `${store.description}/${key} has no '${k}' in its footer: it was not written by this sink (move it away or use another topics.dir)`,
+        `${store.description}/${key} has no '${k}' in its ${key.endsWith('.parquet') ? 'footer' : 'metadata'}: it was not written by this sink (move it away or use another topics.dir)`,
       );
     }
     return v;

@@ -17,6 +17,10 @@
  * SSO, web identity, ECS/EC2 metadata) unless given explicitly or named by
  * s3.credentials.provider.class (s3-credentials.ts).
  *
+ * Object metadata (ObjectInfo.metadata: the commit group of row-format files,
+ * recovery.ts) is S3 user metadata, sent with PutObject or CreateMultipartUpload, so
+ * it appears with the object and never without it; readMetadata() is a HeadObject.
+ *
  * Security features (s3-config.ts): server-side encryption headers and the canned ACL
  * go on PutObject and CreateMultipartUpload; SSE-C's key and its MD5 also on each
  * UploadPart and on every GetObject (recovery reads footers, and S3 refuses to read an
@@ -32,6 +36,7 @@ import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   PutObjectTaggingCommand,
@@ -140,11 +145,12 @@ export class S3Store implements ObjectStore {
             Key: key,
             Body: bytes,
             ...this.writeParams,
+            ...(info?.metadata ? { Metadata: { ...info.metadata } } : {}),
           }),
         ),
       );
     } else {
-      await this.putMultipart(key, bytes);
+      await this.putMultipart(key, bytes, info?.metadata);
     }
     const tagging = this.s.features?.tagging;
     if (tagging && info) await this.tag(key, info, tagging);
@@ -181,10 +187,19 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  private async putMultipart(key: string, bytes: Uint8Array): Promise<void> {
+  private async putMultipart(
+    key: string,
+    bytes: Uint8Array,
+    metadata: Readonly<Record<string, string>> | undefined,
+  ): Promise<void> {
     const created = await this.call('start a multipart upload of', key, () =>
       this.client.send(
-        new CreateMultipartUploadCommand({ Bucket: this.s.bucket, Key: key, ...this.writeParams }),
+        new CreateMultipartUploadCommand({
+          Bucket: this.s.bucket,
+          Key: key,
+          ...this.writeParams,
+          ...(metadata ? { Metadata: { ...metadata } } : {}),
+        }),
       ),
     );
     const uploadId = created.UploadId as string;
@@ -255,6 +270,16 @@ export class S3Store implements ObjectStore {
 
   async get(key: string): Promise<Uint8Array> {
     return this.read(key, undefined);
+  }
+
+  /** User metadata (x-amz-meta-*), by a HeadObject; SSE-C objects need their key for it too. */
+  async readMetadata(key: string): Promise<Record<string, string>> {
+    const head = await this.call('read the metadata of', key, () =>
+      this.client.send(
+        new HeadObjectCommand({ Bucket: this.s.bucket, Key: key, ...this.customerKey }),
+      ),
+    );
+    return { ...head.Metadata };
   }
 
   private async read(key: string, range: string | undefined): Promise<Uint8Array> {

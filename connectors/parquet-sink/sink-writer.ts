@@ -44,9 +44,10 @@ import {
 } from '../../src/connect/api/index.ts';
 import type { ParquetSinkConfig } from './config.ts';
 import { type EncoderPlacement, FileEncoder } from './file-encoder.ts';
-import { parquetExtension, topicPrefix } from './file-naming.ts';
+import { formatExtension } from './file-format.ts';
+import { topicPrefix } from './file-naming.ts';
 import { type ObjectStore, StoreError } from './object-store.ts';
-import { createPartitioner, partitionerKind } from './partitioner.ts';
+import { createPartitioner, partitionerKind, tombstoneFolder } from './partitioner.ts';
 import { isForeign, recoverPosition } from './recovery.ts';
 import { RotationSchedule } from './rotation-schedule.ts';
 import { TopicPartitionWriter, WriteCounts } from './topic-partition-writer.ts';
@@ -101,7 +102,11 @@ export class ParquetSinkWriter {
         recoverPosition(this.store, c.topicsDir, tp.topic, tp.partition, {
           delim: c.fileDelim,
           dirDelim: c.dirDelim,
-          oneFilePerGroup: partitionerKind(c.partitioner.className) === 'default',
+          extensions: c.format.kind === 'parquet' ? [] : [formatExtension(c.format, c.codec)],
+          // Tombstones written (behavior.on.null.values=write) add a folder to each rotation.
+          oneFilePerGroup:
+            partitionerKind(c.partitioner.className) === 'default' && c.nullBehavior !== 'write',
+          tombstoneFolder: tombstoneFolder(c.nullBehavior, c.partitioner),
         }),
       );
       writer.resumeAt(position);
@@ -249,7 +254,8 @@ export class ParquetSinkWriter {
           padWidth: c.padWidth,
           fileDelim: c.fileDelim,
           dirDelim: c.dirDelim,
-          extension: parquetExtension(c.codec),
+          extension: formatExtension(c.format, c.codec),
+          format: c.format,
           rotateOnPartitionChange:
             c.rotateOnPartitionChange &&
             c.rotateIntervalMs > 0 &&

@@ -7,6 +7,15 @@
  * the partition has open at a rotation; its files share G..E in their footers
  * (recovery.ts explains why that makes recovery exact).
  *
+ * Tombstones (behavior.on.null.values=write, as Confluent's sink writes them): a null
+ * value goes to the folder tombstone.encoded.partition names, whose file set has no
+ * value file, only the keys file (store.kafka.keys is required) and, with
+ * store.kafka.headers, the headers file. There the keys file is the set's commit point
+ * (uploaded last, counted by recovery.ts). Tombstones take no part in the value schema,
+ * and moving to or from their folder does not rotate on partition change (Confluent's
+ * exception). fail throws a ConnectException; ignore skips the record before any
+ * rotation check, as Confluent's task drops it before its writer sees it.
+ *
  * File sets: with store.kafka.keys / store.kafka.headers each open value file has a
  * keys file and a headers file (record-views.ts) taking the same records in the same
  * order; they are encoded, uploaded and made durable with it. A record goes into all
@@ -60,6 +69,11 @@
  * are named by their group's first offsets and encoded deterministically, so a
  * retried or replayed upload writes the same object again.
  *
+ * Formats (format.class, file-format.ts): Parquet files buffer as columns (row-buffer.ts)
+ * and carry their group in the footer; JSON, ByteArray and Avro files buffer records
+ * (record-file-buffer.ts) and carry it in the object's metadata. Rotation, file sets
+ * and the upload order are the same for every format.
+ *
  * Called only from the task (one call at a time): append/tick/closeGroup are
  * synchronous and CPU-bound; the upload loop is the only I/O, and at most one runs.
  */
@@ -69,14 +83,21 @@ import {
   DataException,
   getLogger,
   type Schema,
+  Schemas,
   type SinkRecord,
 } from '../../src/connect/api/index.ts';
 import type { ParquetCodec } from './codecs.ts';
 import type { SemanticTypes } from './debezium-types.ts';
 import type { FileEncoder } from './file-encoder.ts';
+import type { FormatSettings } from './file-format.ts';
 import { fileName, objectKey } from './file-naming.ts';
 import type { ObjectInfo, ObjectStore } from './object-store.ts';
-import { type Partitioner, PartitionerError } from './partitioner.ts';
+import { type Partitioner, PartitionerError, tombstoneFolder } from './partitioner.ts';
+import {
+  newRecordFileBuffer,
+  type RecordFileBuffer,
+  rowFormatSchema,
+} from './record-file-buffer.ts';
 import {
   HEADERS_VIEW_SCHEMA,
   headersRow,
@@ -88,6 +109,7 @@ import {
   type ForeignPosition,
   type GroupMetadata,
   groupKv,
+  groupObjectMetadata,
   isForeign,
   type RecoveredPosition,
 } from './recovery.ts';
@@ -96,6 +118,9 @@ import { RowBuffer } from './row-buffer.ts';
 import { type Compatibility, evolve } from './schema-evolution.ts';
 import { InferenceError, inferSchema, matchesInference } from './schema-inference.ts';
 import { type ParquetSchema, SchemaMappingError, toParquetSchema } from './schema-mapping.ts';
+
+/** The group schema of schemaless records in JSON and ByteArray files (never written). */
+const SCHEMALESS: Schema = Schemas.struct([], { name: 'connect.schemaless', optional: true });
 
 /** Every committed file is logged at INFO: where it is, its rows and bytes. */
 const log = getLogger('connectors.parquet-sink');
@@ -110,6 +135,11 @@ export interface WriterSettings {
   dirDelim?: string;
   /** File name extension (file-naming.ts: `.snappy.parquet` for snappy). */
   extension: string;
+  /**
+   * format.class (file-format.ts); Parquet when absent. Row formats buffer records in
+   * a RecordFileBuffer and put their group in the object's metadata (recovery.ts).
+   */
+  format?: FormatSettings;
   /**
    * rotate.file.on.partition.change, already limited to where Confluent honours it
    * (rotate.interval.ms > 0 and a time-based partitioner): close the group when a
@@ -141,7 +171,8 @@ interface OpenFile {
   encodedPartition: string;
   startOffset: number;
   lastOffset: number;
-  buffer: RowBuffer;
+  /** Undefined in the tombstone folder, which has keys and headers files only. */
+  buffer: RowBuffer | RecordFileBuffer | undefined;
   /** The keys file's rows (store.kafka.keys), aligned with `buffer`'s. */
   keys: RowBuffer | undefined;
   /** The headers file's rows (store.kafka.headers), aligned with `buffer`'s. */
@@ -155,6 +186,8 @@ interface ClosedFile {
   key: string;
   /** Undefined for a value file. */
   view: RecordView | undefined;
+  /** Uploaded last: a value file, or the keys file of the tombstone folder. */
+  commitPoint: boolean;
   info: ObjectInfo;
   encoded: Promise<Uint8Array>;
   rows: number;
@@ -272,7 +305,7 @@ export class TopicPartitionWriter {
   get openBytes(): number {
     let bytes = 0;
     for (const f of this.files.values()) {
-      bytes += f.buffer.estimatedBytes;
+      bytes += f.buffer?.estimatedBytes ?? 0;
       bytes += (f.keys?.estimatedBytes ?? 0) + (f.headers?.estimatedBytes ?? 0);
     }
     return bytes;
@@ -339,6 +372,25 @@ export class TopicPartitionWriter {
       this.closeGroup();
       this.pendingBoundary = undefined;
     }
+    const tombstone = record.value === null || record.value === undefined;
+    if (tombstone) {
+      if (this.s.nullBehavior === 'fail') {
+        // The setting asks for a failure: a ConnectException, never an errant record.
+        throw new ConnectException(
+          `record ${this.topic}-${this.partition}@${offset} has a null value and behavior.on.null.values=fail (use ignore or write)`,
+        );
+      }
+      if (this.s.nullBehavior === 'ignore') {
+        this.consumed(offset);
+        return 'null-ignored';
+      }
+      if (!this.s.storeKeys) {
+        throw new ConnectException(
+          'behavior.on.null.values=write writes the keys of null values: it needs store.kafka.keys=true',
+        );
+      }
+    }
+
     const time =
       this.s.rotateIntervalMs > 0 || this.groupStart === undefined
         ? this.partitioner.recordTime(record)
@@ -354,30 +406,26 @@ export class TopicPartitionWriter {
     }
     if (this.s.rotationSchedule !== undefined) this.tick(this.clock.now());
 
-    if (record.value === null || record.value === undefined) {
-      if (this.s.nullBehavior === 'fail') {
-        // The setting asks for a failure: a ConnectException, never an errant record.
-        throw new ConnectException(
-          `record ${this.topic}-${this.partition}@${offset} has a null value and behavior.on.null.values=fail (use ignore or write)`,
-        );
-      }
-      if (this.s.nullBehavior === 'ignore') {
-        this.consumed(offset);
-        return 'null-ignored';
-      }
-    }
-
-    const recordSchema = this.schemaOf(record);
+    const recordSchema = tombstone ? undefined : this.schemaOf(record);
     // The keys and headers rows are made first: a record they refuse goes nowhere.
     const key = this.s.storeKeys ? requireKey(record) : undefined;
     const keySchema = this.s.storeKeys ? this.keySchemaOf(record, key) : undefined;
     const headers = this.headersParquet !== undefined ? headersRow(record) : undefined;
-    const encoded = this.partitioner.encodePartition(record);
+    const tombstones = tombstoneFolder(this.s.nullBehavior, this.partitioner);
+    const encoded = tombstone ? (tombstones as string) : this.partitioner.encodePartition(record);
+    if (!tombstone && encoded === tombstones) {
+      // Confluent fails the same way: that folder has no value writer.
+      throw new ConnectException(
+        `record ${this.topic}-${this.partition}@${offset} goes to the folder '${encoded}', which tombstone.encoded.partition keeps for null values: set tombstone.encoded.partition to a name the partitioner never gives`,
+      );
+    }
     if (
       this.s.rotateOnPartitionChange &&
       this.groupStart !== undefined &&
       this.lastEncoded !== undefined &&
-      encoded !== this.lastEncoded
+      encoded !== this.lastEncoded &&
+      encoded !== tombstones &&
+      this.lastEncoded !== tombstones
     ) {
       this.closeGroup();
     }
@@ -399,17 +447,19 @@ export class TopicPartitionWriter {
         encodedPartition: encoded,
         startOffset: offset,
         lastOffset: offset,
-        buffer: new RowBuffer(this.parquetSchema as ParquetSchema),
+        buffer: tombstone ? undefined : this.valueBuffer(this.parquetSchema as ParquetSchema),
         keys: this.keyParquet && new RowBuffer(this.keyParquet),
         headers: this.headersParquet && new RowBuffer(this.headersParquet),
       };
       this.files.set(encoded, file);
     }
     // A row each file of the set fully took; a failing append has rolled back its own.
-    const appended: RowBuffer[] = [];
+    const appended: Array<RowBuffer | RecordFileBuffer> = [];
     try {
-      file.buffer.append(record.value ?? null);
-      appended.push(file.buffer);
+      if (file.buffer !== undefined) {
+        file.buffer.append(record.value ?? null, record);
+        appended.push(file.buffer);
+      }
       if (file.keys !== undefined) {
         file.keys.append({ key });
         appended.push(file.keys);
@@ -417,7 +467,7 @@ export class TopicPartitionWriter {
       if (file.headers !== undefined) file.headers.append(headers);
     } catch (e) {
       for (const b of appended) b.dropLast();
-      if (file.buffer.rows === 0) this.files.delete(encoded);
+      if ((file.buffer ?? file.keys)?.rows === 0) this.files.delete(encoded);
       if (this.files.size === 0) this.reset();
       throw new DataException(
         `record ${this.topic}-${this.partition}@${offset} does not fit its schema: ${(e as Error).message}`,
@@ -465,14 +515,26 @@ export class TopicPartitionWriter {
       files: this.files.size,
     };
     const kv = groupKv(meta);
+    const metadata = this.rowFormat !== undefined ? groupObjectMetadata(meta) : undefined;
     const open = [...this.files.values()].sort((a, b) =>
       a.encodedPartition < b.encodedPartition ? -1 : 1,
     );
     // Views first, values last: the order the upload loop makes them durable in.
     const files: ClosedFile[] = [];
-    for (const f of open) if (f.keys) files.push(this.closedFile(f, f.keys, kv, 'keys'));
-    for (const f of open) if (f.headers) files.push(this.closedFile(f, f.headers, kv, 'headers'));
-    for (const f of open) files.push(this.closedFile(f, f.buffer, kv, undefined));
+    // The tombstone folder's keys file is its commit point: it goes with the values.
+    for (const f of open) {
+      if (f.keys && f.buffer) files.push(this.closedFile(f, f.keys, kv, 'keys', false));
+    }
+    for (const f of open) {
+      if (f.headers) files.push(this.closedFile(f, f.headers, kv, 'headers', false));
+    }
+    for (const f of open) {
+      files.push(
+        f.buffer
+          ? this.closedFile(f, f.buffer, kv, undefined, true, metadata)
+          : this.closedFile(f, f.keys as RowBuffer, kv, 'keys', true, metadata),
+      );
+    }
     this.pending.push({ meta, files });
     this.reset();
     this.startUploads();
@@ -481,9 +543,11 @@ export class TopicPartitionWriter {
   /** One file of a closed set, handed to the encoder. */
   private closedFile(
     f: OpenFile,
-    buffer: RowBuffer,
+    buffer: RowBuffer | RecordFileBuffer,
     kv: Array<{ key: string; value: string }>,
     view: RecordView | undefined,
+    commitPoint: boolean,
+    metadata?: Record<string, string>,
   ): ClosedFile {
     const name = fileName(
       { topic: this.topic, kafkaPartition: this.partition, startOffset: f.startOffset },
@@ -494,8 +558,14 @@ export class TopicPartitionWriter {
     const rows = buffer.rows;
     const file: ClosedFile = {
       view,
+      commitPoint,
       rows,
-      info: { startOffset: f.startOffset, endOffset: f.lastOffset, recordCount: rows },
+      info: {
+        startOffset: f.startOffset,
+        endOffset: f.lastOffset,
+        recordCount: rows,
+        ...(metadata !== undefined ? { metadata } : {}),
+      },
       key: objectKey(
         this.s.topicsDir,
         this.topic,
@@ -503,11 +573,15 @@ export class TopicPartitionWriter {
         name,
         this.s.dirDelim ?? '/',
       ),
-      encoded: this.encoder.encode(buffer.schema, buffer.take(), estimate, {
-        codec: this.s.codec,
-        zstdLevel: this.s.zstdLevel,
-        kv,
-      }),
+      encoded:
+        buffer instanceof RowBuffer
+          ? this.encoder.encode(buffer.schema, buffer.take(), estimate, {
+              codec: this.s.codec,
+              zstdLevel: this.s.zstdLevel,
+              kv,
+            })
+          : // A row format encodes on this thread (record-file-buffer.ts); a throw rejects.
+            new Promise<Uint8Array>((resolve) => resolve(buffer.encode())),
       bytes: estimate,
       done: false,
     };
@@ -568,7 +642,7 @@ export class TopicPartitionWriter {
       // Keys and headers files, then value files: no batch mixes the two, so no value
       // file (the commit point, recovery.ts) is in the store before its views.
       for (const values of [false, true]) {
-        const todo = group.files.filter((f) => !f.done && (f.view === undefined) === values);
+        const todo = group.files.filter((f) => !f.done && f.commitPoint === values);
         for (let i = 0; i < todo.length; i += this.s.uploadConcurrency) {
           // Wait for every upload of the batch before reporting a failure, so no write
           // is still in flight when the caller retries or gives up.
@@ -613,15 +687,10 @@ export class TopicPartitionWriter {
 
   private schemaOf(record: SinkRecord): Schema {
     if (record.valueSchema) return record.valueSchema;
-    if (record.value === null || record.value === undefined) {
-      // A null takes the columns of the file it goes into; first in its group it has
-      // none, and a value file without columns cannot be written (its key, with
-      // store.kafka.keys, goes to the keys file, not to a column of the value file).
-      if (this.schema) return this.schema;
-      throw new DataException(
-        `record ${this.topic}-${this.partition}@${record.kafkaOffset} is a null value starting a file: with behavior.on.null.values=write a null row takes the columns of the records before it in its file, and this one has none`,
-      );
-    }
+    // JSON and ByteArray write schemaless values as they are: one schema for all of them
+    // (Confluent's: no schema, no schema change), nothing inferred.
+    const row = this.rowFormat?.kind;
+    if (row === 'json' || row === 'bytearray') return SCHEMALESS;
     const last = this.lastInferred;
     if (last !== undefined && matchesInference(record.value, last, this.schema)) return last;
     const inferred = inferSchema(record.value, this.schema);
@@ -647,19 +716,24 @@ export class TopicPartitionWriter {
    * applies to keys as to values). Parquet schemas are made before anything changes,
    * so a schema Parquet cannot take throws before it would cut the group.
    */
-  private adoptSchemas(incoming: Schema, incomingKey: Schema | undefined): void {
-    const sameValue = incoming === this.lastIncoming;
+  private adoptSchemas(incoming: Schema | undefined, incomingKey: Schema | undefined): void {
+    // A tombstone (no incoming value schema) leaves the value files' schema as it is.
+    const sameValue = incoming === undefined || incoming === this.lastIncoming;
     const sameKey = incomingKey === this.lastKeyIncoming;
     if (sameValue && sameKey) return;
     const c = this.s.compatibility;
-    if (this.groupStart === undefined || this.schema === undefined) {
-      const parquet = this.parquetFor(incoming);
+    if (this.groupStart === undefined) {
+      const parquet = incoming && this.parquetFor(incoming);
       const keyParquet = incomingKey && this.keyParquetFor(incomingKey);
       this.setSchema(incoming, parquet);
       this.keySchema = incomingKey;
       this.keyParquet = keyParquet;
     } else {
-      const merged = sameValue ? this.schema : evolve(this.schema, incoming, c);
+      // A group of tombstones only has no value schema yet: the first value sets it.
+      const merged =
+        sameValue || this.schema === undefined
+          ? (this.schema ?? incoming)
+          : evolve(this.schema, incoming as Schema, c);
       const current = this.keySchema;
       const mergedKey =
         incomingKey === undefined || current === undefined
@@ -667,22 +741,26 @@ export class TopicPartitionWriter {
           : sameKey
             ? current
             : evolve(current, incomingKey, c);
-      if (merged === undefined || (incomingKey !== undefined && mergedKey === undefined)) {
-        const parquet = this.parquetFor(incoming);
+      if (
+        (incoming !== undefined && merged === undefined) ||
+        (incomingKey !== undefined && mergedKey === undefined)
+      ) {
+        const parquet = incoming && this.parquetFor(incoming);
         const keyParquet = incomingKey && this.keyParquetFor(incomingKey);
         this.closeGroup();
         this.setSchema(incoming, parquet);
         this.keySchema = incomingKey;
         this.keyParquet = keyParquet;
       } else {
-        const parquet = merged !== this.schema ? this.parquetFor(merged) : undefined;
+        const parquet =
+          merged !== undefined && merged !== this.schema ? this.parquetFor(merged) : undefined;
         const keyParquet =
           mergedKey !== undefined && mergedKey !== current
             ? this.keyParquetFor(mergedKey)
             : undefined;
         if (parquet !== undefined) {
           this.setSchema(merged, parquet);
-          for (const f of this.files.values()) f.buffer = f.buffer.withSchema(parquet);
+          for (const f of this.files.values()) f.buffer = f.buffer?.withSchema(parquet);
         }
         if (keyParquet !== undefined) {
           this.keySchema = mergedKey;
@@ -691,15 +769,27 @@ export class TopicPartitionWriter {
         }
       }
     }
-    this.lastIncoming = incoming;
+    if (incoming !== undefined) this.lastIncoming = incoming;
     this.lastKeyIncoming = incomingKey;
   }
 
+  /** The row format of format.class, undefined for Parquet. */
+  private get rowFormat(): Exclude<FormatSettings, { kind: 'parquet' }> | undefined {
+    const f = this.s.format;
+    return f === undefined || f.kind === 'parquet' ? undefined : f;
+  }
+
+  private valueBuffer(schema: ParquetSchema): RowBuffer | RecordFileBuffer {
+    const row = this.rowFormat;
+    return row === undefined ? new RowBuffer(schema) : newRecordFileBuffer(row, schema);
+  }
+
   private parquetFor(schema: Schema): ParquetSchema {
-    return toParquetSchema(schema, {
-      nullableColumns: this.s.nullBehavior === 'write',
-      ...(this.s.types ? { types: this.s.types } : {}),
-    });
+    // A row format has no columns: its files keep the Connect schema (record-file-buffer.ts).
+    const row = this.rowFormat;
+    if (row !== undefined) return rowFormatSchema(schema, row);
+    // Tombstones go to keys files only, so value columns keep their schema's optionality.
+    return toParquetSchema(schema, this.s.types ? { types: this.s.types } : {});
   }
 
   /** The keys file's schema: Confluent's enveloped KeyRecordView (record-views.ts). */
@@ -707,7 +797,7 @@ export class TopicPartitionWriter {
     return toParquetSchema(keyViewSchema(keySchema), this.s.types ? { types: this.s.types } : {});
   }
 
-  private setSchema(schema: Schema, parquet: ParquetSchema): void {
+  private setSchema(schema: Schema | undefined, parquet: ParquetSchema | undefined): void {
     this.schema = schema;
     this.parquetSchema = parquet;
   }

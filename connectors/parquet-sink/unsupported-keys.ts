@@ -23,28 +23,16 @@ interface UnsupportedKey {
 }
 
 const NOT_YET = 'not supported yet';
-const PARQUET_ONLY = `${NOT_YET}: this sink writes format.class=ParquetFormat files`;
 const NO_AVRO_SCHEMA = `${NOT_YET}: Parquet files here carry their Parquet schema, not an Avro schema converted by AvroData`;
 const HDFS =
   'HDFS is not a store of this sink; write to S3 (s3.bucket.name) or a folder (store.url=file:///path)';
 
 const KEYS: readonly UnsupportedKey[] = [
-  // Other formats' settings: each only means something with a format not written here.
-  { name: 'avro.codec', advice: PARQUET_ONLY, accepts: ['null'] },
-  { name: 'format.bytearray.extension', advice: PARQUET_ONLY, accepts: ['.bin'] },
-  { name: 'format.bytearray.separator', advice: PARQUET_ONLY, accepts: [''] },
-  {
-    name: 'json.decimal.format',
-    advice: `${PARQUET_ONLY}; decimals are Parquet DECIMAL columns`,
-    accepts: ['base64'],
-  },
+  // AvroData's settings: schemas are converted as avro-file.ts says, with no such options.
   { name: 'enhanced.avro.schema.support', advice: NO_AVRO_SCHEMA, accepts: ['false'] },
   { name: 'connect.meta.data', advice: NO_AVRO_SCHEMA, accepts: ['false'] },
   { name: 'allow.optional.map.keys', advice: NO_AVRO_SCHEMA, accepts: ['false'] },
-  {
-    name: 'tombstone.encoded.partition',
-    advice: `${NOT_YET}: behavior.on.null.values=write writes a row of nulls in the record's own folder`,
-  },
+
   // S3 features not here.
   {
     name: 's3.send.digest',

@@ -149,7 +149,7 @@ describe('Confluent S3 sink keys', () => {
   });
 
   it.each([
-    ['format.class', 'io.confluent.connect.s3.format.json.JsonFormat'],
+    ['format.class', 'io.confluent.connect.s3.format.csv.CsvFormat'],
     ['parquet.codec', 'lz4'],
     ['storage.class', 'io.confluent.connect.gcs.storage.GcsStorage'],
     ['s3.credentials.provider.class', 'com.example.MyProvider'],
@@ -196,6 +196,8 @@ describe('Confluent S3 sink keys', () => {
     const parsed = parseConfig(parquetSinkConfigDefs, {
       ...BASE,
       'behavior.on.null.values': 'WRITE',
+      'store.kafka.keys': 'true', // what Confluent requires with write
+      'keys.format.class': 'ParquetFormat',
       'parquet.codec': 'ZSTD',
       'schema.compatibility': 'backward',
       's3.ssea.name': 'aws:KMS',

@@ -107,6 +107,7 @@ export function sinkConfig(
     rotateScheduleIntervalMs: -1,
     codec: 'snappy',
     nullBehavior: 'fail',
+    format: { kind: 'parquet' },
     types: DEFAULT_SEMANTIC_TYPES,
     compatibility: 'NONE',
     padWidth: 10,

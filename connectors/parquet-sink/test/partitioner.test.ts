@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/connect/api/index.ts';
-import { createPartitioner, hiveEscape, type PartitionerSettings } from '../partitioner.ts';
+import { ManualClock, parseConfig, Schemas } from '../../../src/connect/api/index.ts';
+import { parquetSinkConfigDefs, validateSinkConfig } from '../config.ts';
+import { parseTimestampText } from '../iso-date-time.ts';
+import { createPartitioner, type PartitionerSettings } from '../partitioner.ts';
 import { PathFormatter } from '../path-format.ts';
 import { sinkRecord, T0 } from './fixtures.ts';
 
@@ -31,15 +33,17 @@ describe('partitioners', () => {
     }
   });
 
-  it('Field names folders field=value, escaping as Hive does and naming nulls as Hive does', () => {
+  it('Field names folders field=value as Confluent does: values unescaped, nulls as field=null', () => {
+    // Confluent's FieldPartitionerTest expects `string=null` and unescaped values
+    // (field-partitioner.test.ts has the full set of its cases).
     const p = partitioner({
       className: 'io.confluent.connect.storage.partitioner.FieldPartitioner',
       fieldNames: ['country', 'source.db'],
     });
     const record = sinkRecord('t', 0, 0, { country: 'a/b=c', source: { db: 'shop' } });
-    expect(p.encodePartition(record)).toBe('country=a%2Fb%3Dc/source.db=shop');
+    expect(p.encodePartition(record)).toBe('country=a/b=c/source.db=shop');
     expect(p.encodePartition(sinkRecord('t', 0, 0, { country: null }))).toBe(
-      'country=__HIVE_DEFAULT_PARTITION__/source.db=__HIVE_DEFAULT_PARTITION__',
+      'country=null/source.db=null',
     );
     expect(() => p.encodePartition(sinkRecord('t', 0, 7, 'text'))).toThrow(/t-0@7.*not a struct/);
   });
@@ -119,7 +123,127 @@ describe('partitioners', () => {
     ).toThrow(/unsupported letter 'Q'/);
   });
 
-  it('hiveEscape leaves ordinary text alone', () => {
-    expect(hiveEscape('shop-2026_a.b c')).toBe('shop-2026_a.b c');
+  it('refuses by name custom partitioner and extractor classes and bad field names at validation', () => {
+    const errors = (extra: Record<string, string>) => {
+      const parsed = parseConfig(parquetSinkConfigDefs, {
+        's3.bucket.name': 'b',
+        'flush.size': '1',
+        ...extra,
+      });
+      return [...parsed.errors, ...(parsed.errors.length ? [] : validateSinkConfig(parsed.values))];
+    };
+    expect(errors({ 'partitioner.class': 'com.example.RegionPartitioner' })).toEqual([
+      expect.objectContaining({
+        key: 'partitioner.class',
+        message: expect.stringMatching(
+          /^not supported: partitioner.class=com.example.RegionPartitioner/,
+        ),
+      }),
+    ]);
+    expect(
+      errors({ 'partitioner.class': 'Daily', 'timestamp.extractor': 'com.example.MyExtractor' }),
+    ).toEqual([expect.objectContaining({ key: 'timestamp.extractor' })]);
+    expect(
+      errors({ 'partitioner.class': 'FieldPartitioner', 'partition.field.name': 'a..b' }),
+    ).toEqual([expect.objectContaining({ key: 'partition.field.name', value: 'a..b' })]);
+    expect(
+      errors({
+        'partitioner.class': 'TimeBased',
+        'path.format': 'YYYY/QQ',
+        'partition.duration.ms': '1',
+      }),
+    ).toEqual([expect.objectContaining({ key: 'path.format' })]);
+  });
+
+  it("formats Confluent's documented path.format example", () => {
+    // PartitionerConfig's path.format doc: 'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH gives
+    // the directories /year=2015/month=12/day=07/hour=15/.
+    const p = partitioner({
+      className: 'TimeBased',
+      pathFormat: "'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH",
+      durationMs: 3_600_000,
+    });
+    const at = Date.parse('2015-12-07T15:42:00Z');
+    expect(p.encodePartition(sinkRecord('t', 0, 0, {}, { timestamp: at }))).toBe(
+      'year=2015/month=12/day=07/hour=15',
+    );
+  });
+
+  it('Daily and Hourly join their levels with directory.delim; a trailing delimiter of path.format is dropped', () => {
+    const daily = partitioner({ className: 'DailyPartitioner', dirDelim: '|' });
+    expect(daily.encodePartition(sinkRecord('t', 0, 0, {}))).toBe('year=2026|month=11|day=28');
+    const hourly = partitioner({ className: 'Hourly', dirDelim: '_' });
+    expect(hourly.encodePartition(sinkRecord('t', 0, 0, {}))).toBe(
+      'year=2026_month=11_day=28_hour=22',
+    );
+    const trailing = partitioner({
+      className: 'TimeBased',
+      pathFormat: "'year'=YYYY/",
+      durationMs: 86_400_000,
+    });
+    expect(trailing.encodePartition(sinkRecord('t', 0, 0, {}))).toBe('year=2026');
+    for (const pathFormat of ['', ' ', '/']) {
+      expect(() => partitioner({ className: 'TimeBased', pathFormat, durationMs: 1 })).toThrow(
+        /needs path.format/,
+      );
+    }
+  });
+
+  it("RecordField reads a struct field by its schema type, as Confluent's extractor does", () => {
+    const p = partitioner({
+      className: 'Hourly',
+      timestampExtractor: 'RecordField',
+      timestampField: 'after.ts',
+    });
+    const at = Date.parse('2026-01-02T03:04:05Z');
+    const of = (ts: ReturnType<typeof Schemas.int64>, value: unknown, offset = 0) =>
+      sinkRecord(
+        't',
+        0,
+        offset,
+        { after: { ts: value } },
+        { valueSchema: Schemas.struct([['after', Schemas.struct([['ts', ts]])]]) },
+      );
+    const hour = 'year=2026/month=01/day=02/hour=03';
+    expect(p.encodePartition(of(Schemas.int64(), at))).toBe(hour);
+    expect(p.encodePartition(of(Schemas.timestamp(), at))).toBe(hour);
+    expect(p.encodePartition(of(Schemas.string(), String(at)))).toBe(hour); // digits: epoch ms
+    expect(p.encodePartition(of(Schemas.string(), '2026-01-02T04:04:05+01:00'))).toBe(hour);
+    // Another type, an unreadable text or a missing field fails the task in Confluent's sink.
+    for (const [schema, value] of [
+      [Schemas.float64(), 1.5],
+      [Schemas.string(), 'yesterday'],
+      [Schemas.int64({ optional: true }), null],
+    ] as const) {
+      expect(() => p.encodePartition(of(schema, value, 9))).toThrow(
+        expect.objectContaining({ kind: 'connect', message: expect.stringMatching(/t-0@9/) }),
+      );
+    }
+    // A tombstone (null value) is placed by its record timestamp.
+    expect(p.recordTime(sinkRecord('t', 0, 0, null, { timestamp: at }))).toBe(at);
+  });
+
+  it('reads timestamp text as epoch digits or ISO-8601, as Joda-Time parses it', () => {
+    const utc = (iso: string) => Date.parse(iso);
+    const cases: Array<[string, number | undefined]> = [
+      ['1700000000000', 1_700_000_000_000],
+      ['-5', -5],
+      ['2026', 2026], // digits are epoch ms before they are a year, as in Confluent's extractor
+      ['+2026', utc('2026-01-01T00:00:00Z')],
+      ['2026-03', utc('2026-03-01T00:00:00Z')],
+      ['2026-03-04', utc('2026-03-04T00:00:00Z')],
+      ['2026-032', utc('2026-02-01T00:00:00Z')],
+      ['2026-03-04T05', utc('2026-03-04T05:00:00Z')],
+      ['2026-03-04T05:06:07.891Z', utc('2026-03-04T05:06:07.891Z')],
+      ['2026-03-04T05:06:07,5-02:30', utc('2026-03-04T07:36:07.500Z')],
+      ['2026-03-04T05.5', utc('2026-03-04T05:30:00Z')],
+      ['T10:15', utc('1970-01-01T10:15:00Z')],
+      ['2026-02-30', undefined],
+      ['2026-W05-3', undefined],
+      ['04/03/2026', undefined],
+      ['2026-03-04 05:06', undefined],
+    ];
+    for (const [text, expected] of cases)
+      expect([text, parseTimestampText(text)]).toEqual([text, expected]);
   });
 });

@@ -292,6 +292,9 @@ class FailingPuts implements ObjectStore {
   readTail(key: string, length: number) {
     return this.inner.readTail(key, length);
   }
+  readMetadata(key: string) {
+    return this.inner.readMetadata(key);
+  }
   get(key: string) {
     return this.inner.get(key);
   }

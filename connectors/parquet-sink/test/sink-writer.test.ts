@@ -214,7 +214,7 @@ describe('Parquet sink writer on a local folder', () => {
     expect(restarted.committableOffsets()).toEqual([{ topic: ORDERS, partition: 0, offset: 25 }]);
   });
 
-  it('handles null values per behavior.on.null.values: fail, ignore, or write a row of nulls', async () => {
+  it('handles null values per behavior.on.null.values: fail, ignore, or write the key in the tombstone folder', async () => {
     const tombstone = (offset: number) =>
       sinkRecord(ORDERS, 0, offset, null, { key: { id: 7 }, valueSchema: null });
     const records = [
@@ -244,17 +244,20 @@ describe('Parquet sink writer on a local folder', () => {
     await writing.open([tp()]);
     await writing.put(records);
     await writing.flushed();
-    // The tombstone's key is in the keys file, on the row of its null value row.
-    const file = (view: string) =>
-      `'${dir}/write/topics/${ORDERS}/partition=0/${ORDERS}+0+0000000000${view}.snappy.parquet'`;
-    const rows = await query(
-      `SELECT v.id, k.key.id AS key_id
-       FROM read_parquet(${file('')}, file_row_number = true) v
-       JOIN read_parquet(${file('.keys')}, file_row_number = true) k USING (file_row_number)
-       ORDER BY file_row_number`,
+    // As Confluent writes it: the tombstone's key in the keys file of the tombstone
+    // folder, no value file there; the other records' files hold only them.
+    const file = (folder: string, start: number, view: string) =>
+      `'${dir}/write/topics/${ORDERS}/${folder}/${ORDERS}+0+${String(start).padStart(10, '0')}${view}.snappy.parquet'`;
+    expect(readdirSync(join(dir, 'write/topics', ORDERS, 'tombstone'))).toEqual([
+      `${ORDERS}+0+0000000003.keys.snappy.parquet`,
+    ]);
+    expect(
+      await query(`SELECT key.id AS key_id FROM read_parquet(${file('tombstone', 3, '.keys')})`),
+    ).toEqual([{ key_id: 7n }]);
+    const [values] = await query(
+      `SELECT count(*) AS n, count(id) AS ids FROM read_parquet(${file('partition=0', 0, '')})`,
     );
-    expect(rows).toHaveLength(6);
-    expect(rows[3]).toEqual({ id: null, key_id: 7n });
+    expect(values).toEqual({ n: 5n, ids: 5n });
   });
 
   it('infers schemas for schemaless JSON: new fields extend the file, a type change starts a new one', async () => {
@@ -607,6 +610,9 @@ class FailFirst implements ObjectStore {
   readTail(key: string, length: number) {
     return this.inner.readTail(key, length);
   }
+  readMetadata(key: string) {
+    return this.inner.readMetadata(key);
+  }
   get(key: string) {
     return this.inner.get(key);
   }
@@ -637,6 +643,9 @@ class FailAfter implements ObjectStore {
   }
   readTail(key: string, length: number) {
     return this.inner.readTail(key, length);
+  }
+  readMetadata(key: string) {
+    return this.inner.readMetadata(key);
   }
   get(key: string) {
     return this.inner.get(key);
