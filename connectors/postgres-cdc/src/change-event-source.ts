@@ -129,6 +129,26 @@ export interface ChangeEventSourceOptions {
   events?: StreamingEventCounts;
   /** message.prefix.include.list / exclude.list; every prefix when absent. */
   messageFilter?: MessagePrefixFilter;
+  /**
+   * Sees each change's records at its place in the stream, before they go out (signals
+   * and the incremental snapshot's deduplication); what it returns goes out just before
+   * them, in the change's transaction (a window's reads at its close watermark).
+   */
+  onChange?(change: ObservedChange): SourceRecord[] | undefined;
+}
+
+/** A change as onChange sees it. */
+export interface ObservedChange {
+  table: TableSchema;
+  op: 'c' | 'u' | 'd';
+  records: readonly SourceRecord[];
+  /** An operation of skipped.operations: its records do not go out. */
+  skipped: boolean;
+  lsn: Lsn;
+  txId: number | null;
+  commitTimeMicros: number;
+  /** The offset of the change (without transaction counts). */
+  offset: SourceOffset;
 }
 
 /** Where a restart (or a reconnect) takes up the stream: the last record handed on. */
@@ -400,22 +420,40 @@ export class ChangeEventSource {
   ): void {
     const table = this.tables.get(oid);
     this.events.seen++;
-    if (!table || this.o.skippedOperations.has(op)) {
+    const skipped = this.o.skippedOperations.has(op);
+    // A skipped operation still goes to onChange (a signal is one even with
+    // skipped.operations=c, as in Debezium), but none of its records goes out.
+    if (!table || (skipped && !this.o.onChange)) {
       this.events.filtered++;
       return;
     }
+    if (skipped) this.events.filtered++;
     if (this.skip(lsn)) return;
     const prior = this.tx?.counts?.offsetFields() ?? null;
+    const offset = this.offset(lsn, messageType);
+    const position = this.position(lsn, table);
     const out = changeRecords(
       this.o.context,
       table,
       op,
       before,
       after,
-      this.position(lsn, table),
-      this.offset(lsn, messageType),
+      // Records never sent must not take a place in the transaction's counts.
+      skipped ? { ...position, transaction: null } : position,
+      offset,
     );
-    this.deliver(out, lsn, prior);
+    const ahead = this.o.onChange?.({
+      table,
+      op,
+      records: out,
+      skipped,
+      lsn,
+      txId: this.tx?.xid ?? null,
+      commitTimeMicros: this.tx?.commitTimeMicros ?? 0,
+      offset,
+    });
+    const sent = skipped ? [] : out;
+    this.deliver(ahead && ahead.length > 0 ? [...ahead, ...sent] : sent, lsn, prior);
   }
 
   /**

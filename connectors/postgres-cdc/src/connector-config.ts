@@ -18,6 +18,7 @@ import {
 } from '../../../src/connect/api/index.ts';
 import { ColumnMappers } from './column-mappers.ts';
 import { MessageKeyColumns, messageKeyColumnsProblem } from './message-key-columns.ts';
+import { type EventNames, namingConfigDefs, readEventNames } from './naming-config.ts';
 import type { PublicationMode } from './publication.ts';
 import { wholeMatch } from './source-type-parameters.ts';
 import type { ConfigurationBasedSnapshot } from './start-plan.ts';
@@ -289,6 +290,16 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     group: 'Replication',
   }),
   define({
+    name: 'publish.via.partition.root',
+    type: 'boolean',
+    default: false,
+    doc:
+      'PostgreSQL 13+: the publication is created or altered WITH (publish_via_partition_root), so ' +
+      'a partitioned table is captured under its own name (the include lists match it, the snapshot ' +
+      'reads it, its changes stream under its topic) instead of one table per partition.',
+    group: 'Replication',
+  }),
+  define({
     name: 'snapshot.mode',
     type: 'string',
     default: 'initial',
@@ -397,6 +408,42 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     validator: atLeast(1),
     doc: 'Rows read per round trip while snapshotting.',
     group: 'Snapshot',
+  }),
+  define({
+    name: 'incremental.snapshot.chunk.size',
+    type: 'int',
+    default: 1024,
+    validator: atLeast(1),
+    doc:
+      'Rows an incremental snapshot (the execute-snapshot signal) reads per chunk, between its ' +
+      'open and close watermarks; the chunk is held in memory until its close watermark streams.',
+    group: 'Snapshot',
+  }),
+  define<string>({
+    name: 'signal.data.collection',
+    type: 'string',
+    default: null,
+    validator: (v) =>
+      /^[^.]+\.[^.]+$/.test(v) ? undefined : 'must name a table as <schema>.<table>',
+    doc:
+      'The signal table, <schema>.<table> with the columns id, type and data (text): rows ' +
+      'inserted into it are signals (log, execute-snapshot, stop-snapshot, pause-snapshot, ' +
+      'resume-snapshot), and incremental snapshots write their watermarks into it. It is ' +
+      'captured, and added to a filtered publication, even when the include lists leave it out.',
+    group: 'Signals',
+  }),
+  define<string[]>({
+    name: 'signal.enabled.channels',
+    type: 'list',
+    default: ['source'],
+    validator: (v) => {
+      const other = v.filter((c) => c.toLowerCase() !== 'source');
+      return other.length === 0
+        ? undefined
+        : `contains ${other.join(', ')}: only the source channel (the signal.data.collection table) is supported`;
+    },
+    doc: 'Where signals are read from: source (inserts into signal.data.collection).',
+    group: 'Signals',
   }),
   define({
     name: 'decimal.handling.mode',
@@ -546,9 +593,10 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
       /^[A-Za-z0-9._-]+$/.test(v)
         ? undefined
         : 'may contain only letters, digits, ".", "_" and "-"',
-    doc: 'Suffix of the transaction topic, <topic.prefix>.<topic.transaction> (provide.transaction.metadata).',
+    doc: 'Suffix of the transaction topic, <topic.prefix><topic.delimiter><topic.transaction> (provide.transaction.metadata).',
     group: 'Events',
   }),
+  ...namingConfigDefs,
   // Smaller than Debezium's 2048 and 8192: the queue holds JavaScript objects, and the
   // fewer live while the young generation is collected, the less it costs. Streaming
   // 100k transactions (bench/cdc): 13.5-13.8 against 14.3-15.5 us of CPU per event,
@@ -746,11 +794,17 @@ export interface PostgresCdcSettings {
   errorsMaxRetries: number;
   publicationName: string;
   publicationMode: PublicationMode;
+  /** publish.via.partition.root: partitioned tables are captured as one table (publication.ts). */
+  publishViaPartitionRoot: boolean;
   snapshotMode: SnapshotMode;
   snapshotConfigurationBased: ConfigurationBasedSnapshot;
   snapshot: SnapshotReadSettings;
   streamingDelayMs: number;
   snapshotFetchSize: number;
+  /** incremental.snapshot.chunk.size. */
+  incrementalChunkSize: number;
+  /** signal.data.collection, when set (the source signal channel). */
+  signalTable: { schema: string; table: string } | null;
   decimalHandlingMode: DecimalHandlingMode;
   timePrecisionMode: TimePrecisionMode;
   intervalHandlingMode: IntervalHandlingMode;
@@ -765,8 +819,10 @@ export interface PostgresCdcSettings {
   heartbeatActionQuery: string | null;
   skippedOperations: Set<string>;
   provideTransactionMetadata: boolean;
-  /** topic.transaction: the transaction topic is `<topicPrefix>.<topicTransaction>`. */
+  /** topic.transaction: the transaction topic is names.topics.transactionTopic(). */
   topicTransaction: string;
+  /** Topic, schema and field names (naming-config.ts), one per task. */
+  names: EventNames;
   maxBatchSize: number;
   maxQueueSize: number;
   pollIntervalMs: number;
@@ -829,6 +885,7 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     errorsMaxRetries: n('errors.max.retries'),
     publicationName: s('publication.name'),
     publicationMode: e('publication.autocreate.mode') as PublicationMode,
+    publishViaPartitionRoot: v['publish.via.partition.root'] as boolean,
     snapshotMode: (e('snapshot.mode') === 'never' ? 'no_data' : e('snapshot.mode')) as SnapshotMode,
     snapshotConfigurationBased: {
       snapshotData: v['snapshot.mode.configuration.based.snapshot.data'] as boolean,
@@ -844,6 +901,8 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     },
     streamingDelayMs: n('streaming.delay.ms'),
     snapshotFetchSize: n('snapshot.fetch.size'),
+    incrementalChunkSize: n('incremental.snapshot.chunk.size'),
+    signalTable: signalTable(v['signal.data.collection'] as string | null),
     decimalHandlingMode: e('decimal.handling.mode') as DecimalHandlingMode,
     timePrecisionMode: e('time.precision.mode') as TimePrecisionMode,
     intervalHandlingMode: e('interval.handling.mode') as IntervalHandlingMode,
@@ -865,6 +924,7 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     ),
     provideTransactionMetadata: v['provide.transaction.metadata'] as boolean,
     topicTransaction: s('topic.transaction'),
+    names: readEventNames(v),
     maxBatchSize: n('max.batch.size'),
     maxQueueSize: (v['max.queue.size'] as number | null) ?? 4 * n('max.batch.size'),
     pollIntervalMs: n('poll.interval.ms'),
@@ -880,6 +940,13 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
   };
 }
 
+/** signal.data.collection as a table id (its validator made sure it is schema.table). */
+function signalTable(name: string | null): { schema: string; table: string } | null {
+  if (name === null) return null;
+  const [schema, table] = name.split('.');
+  return { schema, table };
+}
+
 /** The column mapping modes of the settings (type-mapping.ts), for the task's schemas. */
 export function mappingModes(s: PostgresCdcSettings): MappingModes {
   return {
@@ -892,6 +959,7 @@ export function mappingModes(s: PostgresCdcSettings): MappingModes {
     moneyFractionDigits: s.moneyFractionDigits,
     messageKeyColumns: s.messageKeyColumns.isEmpty ? undefined : s.messageKeyColumns,
     columnMappers: s.columnMappers.isEmpty ? undefined : s.columnMappers,
+    names: s.names,
     propagateSourceType:
       s.propagateSourceType.columns.length + s.propagateSourceType.datatypes.length === 0
         ? undefined

@@ -1,5 +1,5 @@
 /**
- * The schemas of Debezium's change event envelope, `<prefix>.<schema>.<table>.Envelope`:
+ * The schemas of Debezium's change event envelope, `<topic>.Envelope`:
  *   before       optional `.Value` (old row: key columns only unless REPLICA IDENTITY FULL)
  *   after        optional `.Value`
  *   source       io.debezium.connector.postgresql.Source
@@ -47,8 +47,15 @@ export const TRANSACTION_BLOCK_SCHEMA: Schema = Schemas.struct(
   { name: 'event.block', version: 1, optional: true },
 );
 
-/** The envelope of topic `topic`'s events, whose rows are `valueSchema` structs. */
-export function envelopeSchema(topic: string, valueSchema: Schema): Schema {
+/**
+ * The envelope of topic `topic`'s events, whose rows are `valueSchema` structs; its name
+ * goes through `adjustName` (schema.name.adjustment.mode, name-adjustment.ts).
+ */
+export function envelopeSchema(
+  topic: string,
+  valueSchema: Schema,
+  adjustName: (name: string) => string = (name) => name,
+): Schema {
   return Schemas.struct(
     [
       ['before', valueSchema],
@@ -58,6 +65,6 @@ export function envelopeSchema(topic: string, valueSchema: Schema): Schema {
       ['op', Schemas.string()],
       ['ts_ms', Schemas.int64({ optional: true })],
     ],
-    { name: `${topic}.Envelope`, version: 1 },
+    { name: adjustName(`${topic}.Envelope`), version: 1 },
   );
 }

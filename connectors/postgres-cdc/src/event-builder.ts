@@ -3,8 +3,9 @@
  * exactly as Debezium's Postgres connector lays them out, so consumers written for
  * Debezium read ours.
  *
- *   key    struct `<prefix>.<schema>.<table>.Key` of the key columns, or null
- *   value  struct `<prefix>.<schema>.<table>.Envelope` (envelope-schema.ts)
+ *   key    struct `<topic>.Key` of the key columns, or null
+ *   value  struct `<topic>.Envelope` (envelope-schema.ts)
+ * (topic and names per topic.naming.strategy and the name adjustment modes: table-schema.ts)
  * Operations that become several records: delete -> delete + tombstone (null value,
  * when tombstones.on.delete), primary-key change -> delete (+ tombstone) of the old
  * key then create of the new key.
@@ -32,7 +33,8 @@ import type { TransactionBlock } from './transaction-metadata.ts';
 export const CONNECTOR_VERSION = '0.1.0';
 
 export type Op = 'c' | 'u' | 'd' | 'r' | 't';
-export type SnapshotMarker = 'true' | 'last' | 'false';
+/** source.snapshot: 'incremental' on the reads of an incremental snapshot (incremental-snapshot.ts). */
+export type SnapshotMarker = 'true' | 'last' | 'false' | 'incremental';
 
 /** Where a change sits: what goes into `source` and the record's offset. */
 export interface ChangePosition {
@@ -105,11 +107,13 @@ const PLACEHOLDERS_SCHEMA = Schemas.array(Schemas.string());
 
 /**
  * The header naming the required columns `before` holds placeholders in (Postgres
- * sent them as null: not part of the old row it sends), or null when there are none.
+ * sent them as null: not part of the old row it sends), by field name, or null when there
+ * are none.
  */
 function placeholderHeaders(table: TableSchema, before: Tuple): Header[] | undefined {
   const names: string[] = [];
-  for (const c of table.columns) if (!c.optional && before[c.position] === null) names.push(c.name);
+  for (const c of table.columns)
+    if (!c.optional && before[c.position] === null) names.push(c.field);
   return names.length === 0
     ? undefined
     : [{ key: BEFORE_PLACEHOLDERS_HEADER, value: names, schema: PLACEHOLDERS_SCHEMA }];

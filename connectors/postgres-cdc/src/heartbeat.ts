@@ -1,5 +1,7 @@
 /**
- * Heartbeat records, as Debezium sends them: topic `__debezium-heartbeat.<prefix>`,
+ * Heartbeat records, as Debezium sends them: topic
+ * `<topic.heartbeat.prefix><topic.delimiter><topic.prefix>` (topic-naming.ts; by default
+ * `__debezium-heartbeat.<prefix>`),
  * key struct io.debezium.connector.common.ServerNameKey { serverName }, value struct
  * io.debezium.connector.common.Heartbeat { ts_ms }. Their offset is the task's current
  * position (the last streamed record's offset, its `lsn` raised to the slot's
@@ -23,11 +25,8 @@ export const HEARTBEAT_VALUE_SCHEMA: Schema = Schemas.struct([['ts_ms', Schemas.
   name: 'io.debezium.connector.common.Heartbeat',
 });
 
-export function heartbeatTopic(topicPrefix: string): string {
-  return `__debezium-heartbeat.${topicPrefix}`;
-}
-
 export function heartbeatRecord(
+  topic: string,
   topicPrefix: string,
   sourcePartition: SourcePartition,
   lastOffset: SourceOffset | null,
@@ -37,7 +36,7 @@ export function heartbeatRecord(
   const lastLsn = typeof lastOffset?.lsn === 'number' ? lastOffset.lsn : 0;
   const base: SourceOffset = lastOffset ?? {};
   return {
-    topic: heartbeatTopic(topicPrefix),
+    topic,
     keySchema: HEARTBEAT_KEY_SCHEMA,
     key: { serverName: topicPrefix },
     valueSchema: HEARTBEAT_VALUE_SCHEMA,

@@ -24,6 +24,7 @@
 import type pg from 'pg';
 import type { MessageKeyColumns } from './message-key-columns.ts';
 import type { TableFilter, TableId } from './table-filter.ts';
+import type { TopicNaming } from './topic-naming.ts';
 
 /** The group that asks for compaction of a topic, with the key and value that do. */
 export interface ExplicitCompaction {
@@ -111,19 +112,17 @@ export async function keylessTables(
     .map((r) => ({ schema: r.schema, table: r.table }));
 }
 
-/** The topic a table's events go to (as table-schema.ts names it). */
-export function tableTopic(topicPrefix: string, t: TableId): string {
-  return `${topicPrefix}.${t.schema}.${t.table}`;
-}
-
-/** The message for keyless tables whose topics the user's config makes compacted; null if none. */
+/**
+ * The message for keyless tables whose topics (as `topics` names them, like
+ * table-schema.ts) the user's config makes compacted; null if none.
+ */
 export function keylessCompactedError(
-  topicPrefix: string,
+  topics: TopicNaming,
   keyless: readonly TableId[],
   topicCreation: Readonly<Record<string, string>>,
 ): string | null {
   const refused = keyless
-    .map((t) => ({ t, why: explicitCompaction(topicCreation, tableTopic(topicPrefix, t)) }))
+    .map((t) => ({ t, why: explicitCompaction(topicCreation, topics.dataChangeTopic(t)) }))
     .filter((x): x is { t: TableId; why: ExplicitCompaction } => x.why !== null);
   if (refused.length === 0) return null;
   const names = refused.map(({ t }) => `${t.schema}.${t.table}`).join(', ');

@@ -106,6 +106,10 @@ export function messageSchemas(mode: BinaryHandlingMode): MessageSchemas {
   return s;
 }
 
+/**
+ * `<topic.prefix>.message`, whatever topic.naming.strategy and topic.delimiter say:
+ * Debezium's LogicalDecodingMessageMonitor names it so, outside the naming strategy.
+ */
 export function messageTopic(topicPrefix: string): string {
   return `${topicPrefix}.message`;
 }

@@ -9,6 +9,7 @@ import { ConnectException, type Schema } from '../../../src/connect/api/index.ts
 import type { BinaryHandlingMode } from './binary-values.ts';
 import type { ColumnMappers } from './column-mappers.ts';
 import type { MessageKeyColumns } from './message-key-columns.ts';
+import type { EventNames } from './naming-config.ts';
 import type { TableId } from './table-filter.ts';
 
 export type { BinaryHandlingMode } from './binary-values.ts';
@@ -47,7 +48,7 @@ export interface MappingModes {
   /** Which columns' schemas carry __debezium.source.column.* parameters; none when absent. */
   propagateSourceType?: PropagateSourceType;
   /*
-   * The two below shape a table's schemas rather than map a type; they travel with the
+   * The three below shape a table's schemas rather than map a type; they travel with the
    * modes because the snapshot and the stream both build every table schema from them
    * (table-schema.ts), so neither can leave them out.
    */
@@ -55,6 +56,11 @@ export interface MappingModes {
   messageKeyColumns?: MessageKeyColumns;
   /** column.mask.*, column.truncate.* (column-mappers.ts); values as they are when absent. */
   columnMappers?: ColumnMappers;
+  /**
+   * Topic, schema and field names (naming-config.ts); when absent, Debezium's defaults:
+   * topic <prefix>.<schema>.<table>, names as they are.
+   */
+  names?: EventNames;
 }
 
 /** The column a mapping converts, for error messages. */

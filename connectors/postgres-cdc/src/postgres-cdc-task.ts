@@ -52,7 +52,7 @@ import {
   type TaskConfig,
   Wakeup,
 } from '../../../src/connect/api/index.ts';
-import type { CompletedTransaction, ResumePoint } from './change-event-source.ts';
+import type { CompletedTransaction, ObservedChange, ResumePoint } from './change-event-source.ts';
 import { CommitTracker } from './commit-tracker.ts';
 import {
   mappingModes,
@@ -68,11 +68,13 @@ import {
 } from './debezium-metrics.ts';
 import { CONNECTOR_VERSION, type EventContext } from './event-builder.ts';
 import { heartbeatRecord } from './heartbeat.ts';
-import { explicitCompaction, keylessCompactedError, tableTopic } from './keyless-tables.ts';
+import { IncrementalSnapshot } from './incremental-snapshot.ts';
+import { COLLECTIONS } from './incremental-snapshot-offsets.ts';
+import { explicitCompaction, keylessCompactedError } from './keyless-tables.ts';
 import { type Logger, pluginLogger } from './logger.ts';
 import { MessagePrefixFilter } from './logical-decoding-message.ts';
 import { formatLsn, type Lsn } from './lsn.ts';
-import { ensurePublication } from './publication.ts';
+import { ensurePublication, publicationExists, publishedTables } from './publication.ts';
 import { QueueClosedError, RecordQueue } from './record-queue.ts';
 import {
   checkResume,
@@ -82,6 +84,8 @@ import {
   type ExportedSnapshot,
   readSlot,
 } from './replication-slot.ts';
+import { SignalProcessor } from './signals/signal-processor.ts';
+import { FilterWithSignalTable, isSameTable, signalOf } from './signals/signal-table.ts';
 import { inspectSlotOnce, type SlotUsage } from './slot-usage.ts';
 import { readSnapshot, type SnapshotProgress } from './snapshot-reader.ts';
 import { dropOwnSlot, waitForOwnSlot } from './snapshot-slot.ts';
@@ -92,7 +96,6 @@ import { TableFilter, type TableId } from './table-filter.ts';
 import type { TableSchema } from './table-schema.ts';
 import { SESSION_OPTIONS } from './text-values.ts';
 import { DatabaseTransactionBoundaries } from './transaction-boundaries.ts';
-import { transactionTopic } from './transaction-metadata.ts';
 import type { MappingModes } from './type-mapping.ts';
 import { TypeRegistry } from './type-registry.ts';
 
@@ -171,6 +174,11 @@ export class PostgresCdcSourceTask implements SourceTask {
   private readonly streamingMeter = new StreamingMeter();
   private readonly rowsScannedTables = new Set<string>();
   private addRowsScanned: RowsScannedSeries = () => undefined;
+  /** With signal.data.collection: the source signal channel and incremental snapshots. */
+  private incremental: IncrementalSnapshot | null = null;
+  private signals: SignalProcessor | null = null;
+  /** The captured tables found at start (what execute-snapshot's data-collections match). */
+  private captured: TableId[] = [];
 
   version(): string {
     return CONNECTOR_VERSION;
@@ -186,6 +194,8 @@ export class PostgresCdcSourceTask implements SourceTask {
       );
     this.partition = { server: this.s.topicPrefix };
     this.log = pluginLogger({ connector: context.connectorName, task: context.taskId });
+    this.s.names.topics.onSanitized = (proposed, topic) =>
+      this.log.warn(`topic '${proposed}' is not a valid topic name, replacing it with '${topic}'`);
     this.addRowsScanned = registerDebeziumMetrics(context.pluginMetrics(), {
       topicPrefix: this.s.topicPrefix,
       snapshot: this.snapshotMeter,
@@ -200,6 +210,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       () => this.runner?.resume(),
     );
     const { tables, keyless } = await checkDatabase(this.s);
+    this.captured = tables;
     const connection = this.connection();
     const stored = await context.offsetStorageReader.offset(this.partition);
     const storedPosition = parseStoredOffset(stored);
@@ -208,18 +219,29 @@ export class PostgresCdcSourceTask implements SourceTask {
     admin.on('error', () => undefined);
     let plan: StartPlan;
     let slotConfirmed: Lsn | null = null;
+    /** Tables a config change added to the capture (snapshotted incrementally on resume). */
+    let addedTables: TableId[] = [];
     try {
       await admin.connect();
+      const signalTable = this.s.signalTable;
+      if (signalTable) {
+        await this.checkSignalTable(admin, signalTable);
+        addedTables = await this.tablesNewToPublication(admin, tables, storedPosition !== null);
+      }
       const published = await ensurePublication(
         admin,
         this.s.publicationName,
         this.s.publicationMode,
-        tables,
+        // Debezium requires the signal table in the publication, captured or not.
+        signalTable && !tables.some((t) => isSameTable(t, signalTable))
+          ? [...tables, signalTable]
+          : tables,
+        this.s.publishViaPartitionRoot,
       );
       if (published !== 'unchanged')
         this.log.info({ publication: this.s.publicationName }, `publication ${published}`);
       // Before anything can be polled: the runtime creates a topic at its first record.
-      for (const id of keyless) this.markKeyless(id, tableTopic(this.s.topicPrefix, id));
+      for (const id of keyless) this.markKeyless(id, this.s.names.topics.dataChangeTopic(id));
       const slot = await readSlot(admin, this.s.slotName);
       slotConfirmed = slot?.confirmedFlushLsn ?? null;
       plan = planStart(
@@ -239,6 +261,8 @@ export class PostgresCdcSourceTask implements SourceTask {
     } finally {
       await admin.end().catch(() => undefined);
     }
+    this.setUpSignals(plan.action === 'resume' ? stored : null);
+    if (plan.action === 'resume' && addedTables.length > 0) this.snapshotAdded(addedTables);
     switch (plan.action) {
       case 'fail':
         throw new ConnectException(plan.error.message, { cause: plan.error });
@@ -309,6 +333,7 @@ export class PostgresCdcSourceTask implements SourceTask {
     this.slotWait.wake();
     this.queue?.close();
     await this.background?.catch(() => undefined);
+    await this.incremental?.stop();
     await this.runner?.stop();
     await this.exported?.release();
     // A slot this task made for a first snapshot, with no record handed on from it (the
@@ -363,7 +388,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       database: this.s.connection.database,
       tombstonesOnDelete: this.s.tombstonesOnDelete,
       provideTransactionMetadata: this.s.provideTransactionMetadata,
-      transactionTopic: transactionTopic(this.s.topicPrefix, this.s.topicTransaction),
+      transactionTopic: this.s.names.topics.transactionTopic(),
       sourcePartition: this.partition,
       nowMs: () => this.ctx.clock.now(),
     };
@@ -478,7 +503,9 @@ export class PostgresCdcSourceTask implements SourceTask {
       slotName: this.s.slotName,
       publicationName: this.s.publicationName,
       context: this.eventContext(),
-      filter: new TableFilter(this.s.filters),
+      filter: this.s.signalTable
+        ? new FilterWithSignalTable(new TableFilter(this.s.filters), this.s.signalTable)
+        : new TableFilter(this.s.filters),
       modes: this.modes(),
       topicPrefix: this.s.topicPrefix,
       skippedOperations: this.s.skippedOperations,
@@ -491,8 +518,10 @@ export class PostgresCdcSourceTask implements SourceTask {
       startDelayMs: this.s.streamingDelayMs,
       inspectSlot: () => inspectSlotOnce(clientConfig(this.s), this.s.slotName, INSPECT_TIMEOUT_MS),
       onTable: (table) => this.onTable(table),
-      emit: (records) => {
+      ...(this.signals ? { onChange: (change) => this.onChange(change) } : {}),
+      emit: (emitted) => {
         if (this.failure) return;
+        const records = this.withSnapshotState(emitted);
         this.tracker.emitted(records);
         this.lastOffset = records[records.length - 1].sourceOffset;
         this.handedOn = true;
@@ -528,6 +557,105 @@ export class PostgresCdcSourceTask implements SourceTask {
     });
     this.runner = runner;
     runner.start();
+    this.incremental?.start();
+  }
+
+  /** The signal processor and incremental snapshots, resumed from `stored` when it holds one. */
+  private setUpSignals(stored: SourceOffset | null): void {
+    const signalTable = this.s.signalTable;
+    if (!signalTable) return;
+    this.incremental = new IncrementalSnapshot({
+      connection: this.connection(),
+      signalTable,
+      chunkSize: this.s.incrementalChunkSize,
+      context: this.eventContext(),
+      modes: this.modes(),
+      filter: new TableFilter(this.s.filters),
+      topicPrefix: this.s.topicPrefix,
+      capturedTables: () => this.captured,
+      log: this.log,
+      onTable: (table) => this.onTable(table),
+      onFatal: (e) =>
+        this.fail(new ConnectException(`incremental snapshot failed: ${e.message}`, { cause: e })),
+    });
+    this.incremental.restore(stored);
+    this.signals = new SignalProcessor(this.log, this.incremental);
+  }
+
+  /** Every streamed change: the incremental snapshot's deduplication, then signals. */
+  private onChange(change: ObservedChange): SourceRecord[] | undefined {
+    // A change that does not go out must not drop a read: its key would vanish.
+    if (!change.skipped) this.incremental?.observe(change.table.id, change.records);
+    const signalTable = this.s.signalTable;
+    if (change.op !== 'c' || !signalTable || !isSameTable(change.table.id, signalTable)) return;
+    const signal = signalOf(change.records[change.records.length - 1]);
+    return signal ? this.signals?.process(signal, change) : undefined;
+  }
+
+  /**
+   * Streamed records with the incremental snapshot's state in their offsets while one is
+   * under way; a window's reads come with theirs already (incremental-snapshot.ts).
+   */
+  private withSnapshotState(records: SourceRecord[]): SourceRecord[] {
+    const fields = this.incremental?.offsetFields();
+    if (!fields) return records;
+    return records.map((r) =>
+      COLLECTIONS in r.sourceOffset ? r : { ...r, sourceOffset: { ...r.sourceOffset, ...fields } },
+    );
+  }
+
+  /**
+   * Captured tables the publication does not hold yet, when it is this connector's to
+   * manage (filtered) and the task resumes from an offset: a config change added them to
+   * the include lists. Empty otherwise (all_tables and disabled publications tell nothing).
+   */
+  private async tablesNewToPublication(
+    admin: pg.Client,
+    tables: TableId[],
+    resuming: boolean,
+  ): Promise<TableId[]> {
+    const signalTable = this.s.signalTable;
+    if (!resuming || !signalTable || this.s.publicationMode !== 'filtered') return [];
+    if (!(await publicationExists(admin, this.s.publicationName))) return [];
+    const published = await publishedTables(admin, this.s.publicationName);
+    return tables.filter(
+      (t) => !isSameTable(t, signalTable) && !published.some((p) => isSameTable(p, t)),
+    );
+  }
+
+  /**
+   * Beyond Debezium: tables added to the capture by a config change are snapshotted
+   * incrementally, by themselves, as if an execute-snapshot signal named them; their
+   * changes stream from the publication change on.
+   */
+  private snapshotAdded(tables: TableId[]): void {
+    const names = tables.map((t) => `${t.schema}.${t.table}`);
+    this.log.info(`tables added to the capture, snapshotted incrementally: ${names.join(', ')}`);
+    this.incremental?.execute({
+      signalId: 'table.include.list',
+      dataCollections: names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+      additionalConditions: [],
+    });
+  }
+
+  /** The signal table must exist, with at least the id, type and data columns Debezium reads. */
+  private async checkSignalTable(admin: pg.Client, id: TableId): Promise<void> {
+    const r = await admin.query(
+      `SELECT count(*)::int AS n FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped`,
+      [id.schema, id.table],
+    );
+    const columns = Number(r.rows[0]?.n ?? 0);
+    if (columns === 0)
+      throw new ConnectException(
+        `Signal data collection '${id.schema}.${id.table}' (signal.data.collection) was not found in the database: ` +
+          `create it (CREATE TABLE ${id.schema}.${id.table} (id varchar(42) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048)))`,
+      );
+    if (columns < 3)
+      throw new ConnectException(
+        `Signal data collection '${id.schema}.${id.table}' has ${columns} columns; it needs id, type and data`,
+      );
   }
 
   private heartbeat(): void {
@@ -536,6 +664,7 @@ export class PostgresCdcSourceTask implements SourceTask {
     this.handedOn = true;
     this.queue.push([
       heartbeatRecord(
+        this.s.names.topics.heartbeatTopic(),
         this.s.topicPrefix,
         this.partition,
         this.lastOffset,
@@ -604,7 +733,7 @@ export class PostgresCdcSourceTask implements SourceTask {
   private markKeyless(id: TableId, topic: string): void {
     if (this.keylessTopics.has(topic)) return;
     if (explicitCompaction(this.s.topicCreation, topic) !== null) {
-      const why = keylessCompactedError(this.s.topicPrefix, [id], this.s.topicCreation);
+      const why = keylessCompactedError(this.s.names.topics, [id], this.s.topicCreation);
       this.fail(new ConnectException(why ?? `Table ${id.schema}.${id.table} has no key`));
       return;
     }

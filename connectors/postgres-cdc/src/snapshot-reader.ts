@@ -153,7 +153,7 @@ export async function readSnapshot(o: SnapshotOptions): Promise<{ rows: number }
     };
     const out = new HoldBackOne(o.emit);
     for (const id of tables) {
-      const table = await describe(client, id, o);
+      const table = await describeTable(client, id, o);
       o.onTable?.(table);
       const estimated = Number(
         (
@@ -242,7 +242,12 @@ class HoldBackOne {
   }
 }
 
-async function describe(client: pg.Client, id: TableId, o: SnapshotOptions): Promise<TableSchema> {
+/** A table's schema from the catalog, as the stream's Relation message would give it. */
+export async function describeTable(
+  client: pg.Client,
+  id: TableId,
+  o: Pick<SnapshotOptions, 'topicPrefix' | 'registry' | 'modes' | 'filter'>,
+): Promise<TableSchema> {
   const rel = await client.query(
     `SELECT c.oid::int AS oid, c.relreplident AS ident FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relname = $2`,

@@ -10,6 +10,7 @@
  *   wal-level         wal_level is not logical
  *   messages-unavailable  message.prefix.include.list / exclude.list set on a server
  *                     older than 14, which sends no logical decoding messages
+ *   publication       publish.via.partition.root on a server older than 13
  *   replication-privilege  the user is neither superuser nor has REPLICATION
  *   missing-table     a table.include.list entry matches no table, or nothing is captured
  *   select-privilege  the user cannot SELECT a captured table
@@ -76,16 +77,33 @@ export function clientConfig(s: PostgresCdcSettings): pg.ClientConfig {
   };
 }
 
-/** Tables in the database the filter captures (ordinary and partitioned tables). */
-export async function capturedTables(client: pg.Client, filter: TableFilter): Promise<TableId[]> {
+/**
+ * Tables in the database the filter captures, under the names pgoutput gives their
+ * changes: with publish.via.partition.root, ordinary tables and the roots of partitioned
+ * tables (a partition's rows are its root's: the snapshot reads them through it, the
+ * filter matches the root's name); without, ordinary tables and partitions, each
+ * under its own name, and no partitioned table (it holds no rows of its own, so
+ * reading it too would read every row twice).
+ */
+export async function capturedTables(
+  client: pg.Client,
+  filter: TableFilter,
+  viaPartitionRoot: boolean,
+): Promise<TableId[]> {
+  const which = viaPartitionRoot
+    ? `c.relkind IN ('r', 'p') AND NOT c.relispartition`
+    : `c.relkind = 'r'`;
   const result = await client.query<{ schema: string; table: string }>(
     `SELECT n.nspname AS schema, c.relname AS table FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+      WHERE ${which}
       ORDER BY 1, 2`,
   );
   return result.rows.filter((t) => filter.includesTable(t));
 }
+
+/** publish.via.partition.root needs the publication option PostgreSQL 13 brought. */
+const PARTITION_ROOT_MIN_VERSION = 130000;
 
 /** What the checks found: the captured tables, and those of them without a key. */
 export interface DatabaseCheck {
@@ -123,6 +141,12 @@ export async function checkDatabase(s: PostgresCdcSettings): Promise<DatabaseChe
     ).rows[0]?.v;
     const messages = messagePrefixProblem(Number(version), s.messagePrefixes);
     if (messages) throw new StartupCheckError('messages-unavailable', messages);
+    if (s.publishViaPartitionRoot && Number(version) < PARTITION_ROOT_MIN_VERSION)
+      throw new StartupCheckError(
+        'publication',
+        `publish.via.partition.root needs PostgreSQL 13 or later, and the server at ${where} is version ${version}: ` +
+          'set publish.via.partition.root to false (each partition is then captured as a table of its own)',
+      );
     const role = (
       await client.query(
         'SELECT rolsuper, rolreplication FROM pg_roles WHERE rolname = current_user',
@@ -135,7 +159,7 @@ export async function checkDatabase(s: PostgresCdcSettings): Promise<DatabaseChe
           '(or connect as a superuser)',
       );
     const filter = new TableFilter(s.filters);
-    const tables = await capturedTables(client, filter);
+    const tables = await capturedTables(client, filter, s.publishViaPartitionRoot);
     const names = tables.map((t) => `${t.schema}.${t.table}`);
     const unmatched = s.filters.tableInclude.filter(
       (p) => !names.some((n) => new RegExp(`^(?:${p})$`, 'i').test(n)),
@@ -185,7 +209,7 @@ export async function checkDatabase(s: PostgresCdcSettings): Promise<DatabaseChe
           'create the publication as a superuser, or set publication.autocreate.mode to filtered (the user must own the tables)',
       );
     const keyless = await keylessTables(client, tables, filter, s.messageKeyColumns);
-    const compacted = keylessCompactedError(s.topicPrefix, keyless, s.topicCreation);
+    const compacted = keylessCompactedError(s.names.topics, keyless, s.topicCreation);
     if (compacted !== null) throw new StartupCheckError('keyless-compacted', compacted);
     const outside = await keyOutsideIdentityError(client, tables, filter, s.messageKeyColumns);
     if (outside !== null) throw new StartupCheckError('key-outside-identity', outside);

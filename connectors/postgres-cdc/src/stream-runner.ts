@@ -28,6 +28,7 @@ import pg from 'pg';
 import { type SourceRecord, Wakeup } from '../../../src/connect/api/index.ts';
 import {
   ChangeEventSource,
+  type ChangeEventSourceOptions,
   type CompletedTransaction,
   type ResumePoint,
   resumePointOf,
@@ -77,6 +78,8 @@ export interface StreamRunnerOptions {
   events?: StreamingEventCounts;
   /** message.prefix.include.list / exclude.list, for logical decoding messages. */
   messageFilter?: MessagePrefixFilter;
+  /** See ChangeEventSourceOptions.onChange (signals, incremental snapshots). */
+  onChange?: ChangeEventSourceOptions['onChange'];
   canConfirmIdle(): boolean;
   onState(state: StreamState, detail?: string): void;
   onFatal(error: Error): void;
@@ -244,6 +247,7 @@ export class StreamRunner {
       onCommit: (tx) => o.onCommit(tx),
       onError: (e) => failSession(e),
       onTable: (table) => o.onTable?.(table),
+      ...(o.onChange !== undefined ? { onChange: o.onChange } : {}),
     });
     const stream = new ReplicationStream({
       connection: { ...o.connection, options: SESSION_OPTIONS },

@@ -1,7 +1,9 @@
 /**
- * A captured table as events describe it: its Connect key and value schemas
- * (`<prefix>.<schema>.<table>.Key` / `.Value`), and how a row of column texts (a
- * pgoutput tuple or a snapshot row) becomes their struct values.
+ * A captured table as events describe it: its topic (topic.naming.strategy,
+ * topic-naming.ts), its Connect key and value schemas (`<topic>.Key` / `.Value`, named
+ * as schema.name.adjustment.mode says, with one field per column named as
+ * field.name.adjustment.mode says: name-adjustment.ts), and how a row of column texts
+ * (a pgoutput tuple or a snapshot row) becomes their struct values.
  *
  * Built from pgoutput's Relation message (column names, type OIDs, typmods; sent
  * before a table's first change and again after every ALTER TABLE, so the schema
@@ -16,9 +18,10 @@
  * key column has one CapturedColumn in `columns` (masked) and another in `keyColumns`.
  */
 import type pg from 'pg';
-import { type Schema, Schemas } from '../../../src/connect/api/index.ts';
+import { ConnectException, type Schema, Schemas } from '../../../src/connect/api/index.ts';
 import type { ColumnTransform, MappedColumn } from './column-mappers.ts';
 import { envelopeSchema } from './envelope-schema.ts';
+import { fieldNameOf } from './naming-config.ts';
 import {
   type ColumnValue,
   type RelationColumn,
@@ -35,7 +38,10 @@ import { requireMapping, UnknownDatatypeError, type UnmappedColumn } from './unk
 export const UNAVAILABLE_VALUE = '__debezium_unavailable_value';
 
 export interface CapturedColumn {
+  /** The column's name in Postgres (what queries name). */
   name: string;
+  /** Its field in the key and value structs: `name` as field.name.adjustment.mode makes it. */
+  field: string;
   /** Position in the tuple Postgres sends. */
   position: number;
   mapping: ColumnMapping;
@@ -106,7 +112,11 @@ export function buildTableSchema(args: {
   filter: TableFilter;
 }): TableSchema {
   const { id, catalog } = args;
-  const base = `${args.topicPrefix}.${id.schema}.${id.table}`;
+  const names = args.modes.names;
+  const base = names
+    ? names.topics.dataChangeTopic(id)
+    : `${args.topicPrefix}.${id.schema}.${id.table}`;
+  const schemaName = (name: string) => (names ? names.schemas.adjust(name) : name);
   const columns: CapturedColumn[] = [];
   // Every such column of the table named at once, so one config change fixes them all.
   const unmapped: UnmappedColumn[] = [];
@@ -126,6 +136,7 @@ export function buildTableSchema(args: {
     const optional = !catalog.notNull.has(c.name);
     columns.push({
       name: c.name,
+      field: fieldNameOf(names, c.name),
       position,
       mapping,
       optional,
@@ -133,6 +144,7 @@ export function buildTableSchema(args: {
     });
   });
   if (unmapped.length > 0) throw new UnknownDatatypeError(unmapped);
+  refuseSharedFields(id, columns);
   let keyNames =
     args.modes.messageKeyColumns?.keyFor(
       id,
@@ -162,12 +174,12 @@ export function buildTableSchema(args: {
     keyColumns.length === 0
       ? null
       : Schemas.struct(
-          keyColumns.map((c) => [c.name, c.schema]),
-          { name: `${base}.Key` },
+          keyColumns.map((c) => [c.field, c.schema]),
+          { name: schemaName(`${base}.Key`) },
         );
   const valueSchema = Schemas.struct(
-    columns.map((c) => [c.name, c.schema]),
-    { name: `${base}.Value`, optional: true },
+    columns.map((c) => [c.field, c.schema]),
+    { name: schemaName(`${base}.Value`), optional: true },
   );
   return withReaders({
     id,
@@ -177,8 +189,25 @@ export function buildTableSchema(args: {
     keyColumns,
     keySchema,
     valueSchema,
-    envelopeSchema: envelopeSchema(base, valueSchema),
+    envelopeSchema: envelopeSchema(base, valueSchema, schemaName),
   });
+}
+
+/**
+ * Two columns whose adjusted field names are the same would make one struct field of
+ * two (Connect's SchemaBuilder refuses that too): the table cannot be captured so.
+ */
+function refuseSharedFields(id: TableId, columns: readonly CapturedColumn[]): void {
+  const byField = new Map<string, string>();
+  for (const c of columns) {
+    const other = byField.get(c.field);
+    if (other !== undefined)
+      throw new ConnectException(
+        `Table ${id.schema}.${id.table}: columns '${other}' and '${c.name}' both become field '${c.field}' ` +
+          'under field.name.adjustment.mode: rename one, exclude one (column.exclude.list), or use avro_unicode, whose names do not collide',
+      );
+    byField.set(c.field, c.name);
+  }
 }
 
 /**
@@ -236,11 +265,11 @@ function readerColumn(c: CapturedColumn): ReaderColumn {
         : fallback(c.schema);
   const t = c.transform;
   if (t === undefined)
-    return { name: c.name, position: c.position, fromText: c.mapping.fromText, missing };
+    return { name: c.field, position: c.position, fromText: c.mapping.fromText, missing };
   // As Debezium's mapping converter: it sees every value, SQL NULL and placeholders too.
   const fromText = c.mapping.fromText;
   return {
-    name: c.name,
+    name: c.field,
     position: c.position,
     fromText: (text) => t(fromText(text)),
     missing: (v) => t(missing(v)),

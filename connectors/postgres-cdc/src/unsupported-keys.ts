@@ -31,18 +31,14 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
   {
     // Column transformations: ignoring them leaks or changes data without a trace.
     // (message.key.columns, column.mask.*, column.truncate.to.* are implemented:
-    // message-key-columns.ts, column-mappers.ts.)
+    // message-key-columns.ts, column-mappers.ts; schema.name.adjustment.mode and
+    // field.name.adjustment.mode: naming-config.ts.)
     keys: [
       {
         name: 'unavailable.value.placeholder',
         advice: `${NOT_YET}; unchanged TOASTed values are always __debezium_unavailable_value`,
       },
       { name: 'include.schema.comments', advice: NOT_YET, accepts: 'false' },
-      {
-        name: 'schema.name.adjustment.mode',
-        advice: `${NOT_YET}; schema names are used as they are`,
-      },
-      { name: 'field.name.adjustment.mode', advice: `${NOT_YET}; field names are column names` },
       { name: 'converters', advice: `${NOT_YET}; use a transform on the records instead` },
       { name: 'post.processors', advice: `${NOT_YET}; use a transform on the records instead` },
     ],
@@ -73,12 +69,23 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
         'snapshot.tables.order.by.row.count',
         'snapshot.full.column.scan.force',
       ].map((name) => ({ name, advice: NOT_YET })),
-      ...[
-        'incremental.snapshot.chunk.size',
-        'incremental.snapshot.allow.schema.changes',
-        'incremental.snapshot.watermarking.strategy',
-        'read.only',
-      ].map((name) => ({ name, advice: `${NOT_YET}: there are no incremental snapshots` })),
+      // Incremental snapshots (incremental-snapshot.ts) write their watermarks as rows of
+      // the signal table (incremental.snapshot.chunk.size is implemented).
+      {
+        name: 'incremental.snapshot.allow.schema.changes',
+        advice: `${NOT_YET}; a schema change of a table during its incremental snapshot is not checked for`,
+        accepts: 'false',
+      },
+      {
+        name: 'incremental.snapshot.watermarking.strategy',
+        advice: `${NOT_YET}; watermarks are an open and a close row per chunk in signal.data.collection`,
+        accepts: 'insert_insert',
+      },
+      {
+        name: 'read.only',
+        advice: `${NOT_YET}; incremental snapshots write their watermarks into signal.data.collection, so the user needs INSERT on it`,
+        accepts: 'false',
+      },
     ],
   },
   {
@@ -101,7 +108,6 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
         'query.fetch.size',
         'max.queue.size.in.bytes',
       ].map((name) => ({ name, advice: NOT_YET })),
-      { name: 'publish.via.partition.root', advice: NOT_YET, accepts: 'false' },
       {
         name: 'lsn.flush.mode',
         advice: `${NOT_YET}; the connector confirms what Kafka holds`,
@@ -135,32 +141,27 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
     ],
   },
   {
-    // Topic naming, heartbeat topics, signals, notifications and metrics are fixed.
+    // Signal channels, notifications and metrics are fixed. (topic.naming.strategy,
+    // topic.delimiter, topic.heartbeat.prefix, topic.cache.size are implemented:
+    // naming-config.ts.)
     keys: [
-      ...[
-        'topic.naming.strategy',
-        'topic.delimiter',
-        'topic.cache.size',
-        'topic.heartbeat.prefix',
-        'heartbeat.topics.prefix',
-      ].map((name) => ({
-        name,
-        advice: `${NOT_YET}; topics are <topic.prefix>.<schema>.<table>, <topic.prefix>.<topic.transaction> and __debezium-heartbeat.<topic.prefix>`,
-      })),
       { name: 'transaction.metadata.factory', advice: NOT_YET },
       {
         name: 'source.info.struct.maker',
         advice: `${NOT_YET}; the source block is Debezium's Postgres one`,
       },
-      ...[
-        'signal.data.collection',
-        'signal.enabled.channels',
-        'signal.poll.interval.ms',
-        'signal.kafka.*',
-        'signal.consumer.*',
-        'notification.enabled.channels',
-        'notification.sink.topic.name',
-      ].map((name) => ({ name, advice: `${NOT_YET}: the connector reads no signals` })),
+      // Signals come from the source channel only (signal.data.collection,
+      // signal.enabled.channels=source are implemented: signals/).
+      ...['signal.poll.interval.ms', 'signal.kafka.*', 'signal.consumer.*', 'signal.file'].map(
+        (name) => ({
+          name,
+          advice: `${NOT_YET}: only the source signal channel is read; insert signals into the signal.data.collection table`,
+        }),
+      ),
+      ...['notification.enabled.channels', 'notification.sink.topic.name'].map((name) => ({
+        name,
+        advice: `${NOT_YET}: the connector sends no notifications; incremental snapshot progress is in the task's log`,
+      })),
       ...[
         'custom.metric.tags',
         'advanced.metrics.enable',
@@ -183,6 +184,18 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
       ['column.whitelist', 'column.include.list'],
       ['column.blacklist', 'column.exclude.list'],
     ].map(([name, now]) => ({ name, advice: `renamed ${now} in Debezium 2.0; use ${now}` })),
+  },
+  {
+    // Still defined by Debezium 2.x but no longer read: its heartbeat topic follows
+    // topic.heartbeat.prefix. Only the default, which changes nothing, is let through.
+    keys: [
+      {
+        name: 'heartbeat.topics.prefix',
+        advice:
+          'Debezium 2.x names heartbeat topics by topic.heartbeat.prefix and ignores heartbeat.topics.prefix; set topic.heartbeat.prefix instead',
+        accepts: '__debezium-heartbeat',
+      },
+    ],
   },
 ];
 

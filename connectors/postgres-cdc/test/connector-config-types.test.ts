@@ -37,6 +37,11 @@ describe("Debezium's type mapping keys", () => {
       hstoreHandlingMode: 'json',
       moneyFractionDigits: 2,
       propagateSourceType: undefined,
+      // Debezium's naming defaults: no adjustment of schema or field names.
+      names: expect.objectContaining({
+        fieldMode: 'none',
+        schemas: expect.objectContaining({ mode: 'none' }),
+      }),
     });
   });
 

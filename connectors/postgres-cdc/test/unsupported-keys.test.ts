@@ -165,12 +165,12 @@ describe('Debezium keys the connector does not implement', () => {
 
     const infos = validateConnectorConfig(
       plugins,
-      { ...base, 'signal.data.collection': 'public.signals', 'my.own.setting': 'x' },
+      { ...base, 'signal.kafka.topic': 'signals', 'my.own.setting': 'x' },
       validationContext(null, []),
     );
 
     expect(configErrorMessages(infos)).toEqual([
-      'not supported: signal.data.collection; not supported yet: the connector reads no signals',
+      'not supported: signal.kafka.topic; not supported yet: only the source signal channel is read; insert signals into the signal.data.collection table',
     ]);
   });
 
@@ -200,9 +200,9 @@ describe('Debezium keys the connector does not implement', () => {
     await expect(
       new PostgresCdcSourceConnector().start({
         ...base,
-        'signal.data.collection': 'public.signals',
+        'signal.kafka.topic': 'signals',
       }),
-    ).rejects.toThrow(/^not supported: signal\.data\.collection; /);
+    ).rejects.toThrow(/^not supported: signal\.kafka\.topic; /);
   });
 });
 

@@ -1,0 +1,162 @@
+/**
+ * Incremental snapshot rate next to the initial snapshot's: rows/s of the whole source
+ * task (records polled) reading a table of BENCH_ROWS (default 200,000) small rows,
+ * first as the initial snapshot (snapshot.mode=initial), then as an incremental
+ * snapshot (execute-snapshot through the signal table, chunks of
+ * BENCH_CHUNK_SIZE, default Debezium's 1024) while a writer streams BENCH_CHANGES_PER_S
+ * (default 5,000) row updates a second all along (counted apart). The goal is an incremental rate of at least
+ * half the initial one while streaming goes on. Prints `name: value unit` lines.
+ * Run: npx tsx bench/cdc/incremental-snapshot.ts
+ */
+import pg from 'pg';
+import { PostgresCdcSourceTask } from '../../connectors/postgres-cdc/src/postgres-cdc-task.ts';
+import { InMemoryOffsets } from '../../connectors/postgres-cdc/test/task-driver.ts';
+import {
+  ManualClock,
+  noopPluginMetrics,
+  type SourceRecord,
+  type SourceTaskContext,
+} from '../../src/connect/api/index.ts';
+import { type PostgresCluster, startPostgres } from '../../test/helpers/postgres.ts';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 200_000);
+const CHUNK = process.env.BENCH_CHUNK_SIZE ?? '1024';
+const CHANGES_PER_S = Number(process.env.BENCH_CHANGES_PER_S ?? 5000);
+
+function context(offsets: InMemoryOffsets): SourceTaskContext {
+  return {
+    connectorName: 'bench',
+    taskId: 0,
+    offsetStorageReader: offsets,
+    clock: new ManualClock(1_700_000_000_000),
+    reportTrouble: () => undefined,
+    pluginMetrics: () => noopPluginMetrics,
+    transactionContext: null,
+    topicCreationOverride: () => undefined,
+  };
+}
+
+async function database(cluster: PostgresCluster, name: string): Promise<string> {
+  const db = await cluster.freshDatabase(name);
+  const sql = await cluster.client(db);
+  await sql.query(`CREATE TABLE debezium_signal (id varchar(64) PRIMARY KEY, type varchar(32), data varchar(2048));
+    CREATE TABLE small (id int PRIMARY KEY, v int NOT NULL, t text);
+    INSERT INTO small SELECT i, i, 'row ' || i FROM generate_series(1, ${ROWS}) i`);
+  await sql.query('VACUUM ANALYZE small');
+  await sql.end();
+  return db;
+}
+
+function config(cluster: PostgresCluster, db: string, extra: Record<string, string>) {
+  return {
+    'database.hostname': cluster.host,
+    'database.port': String(cluster.port),
+    'database.user': cluster.user,
+    'database.password': cluster.password,
+    'database.dbname': db,
+    'topic.prefix': 'bench',
+    'slot.name': db,
+    'publication.autocreate.mode': 'filtered',
+    'table.include.list': 'public.small',
+    'poll.interval.ms': '20',
+    'slot.drop.on.stop': 'true',
+    ...extra,
+  };
+}
+
+/** Polls until `done`; counts snapshot reads (op r) and streamed changes apart. */
+async function pollUntil(
+  task: PostgresCdcSourceTask,
+  done: (reads: number, last: SourceRecord | null) => boolean,
+): Promise<{ reads: number; changes: number }> {
+  let reads = 0;
+  let changes = 0;
+  let last: SourceRecord | null = null;
+  while (!done(reads, last)) {
+    const records: SourceRecord[] = (await task.poll()) ?? [];
+    last = records[records.length - 1] ?? last;
+    for (const r of records) {
+      const op = (r.value as { op?: string } | null)?.op;
+      if (op === 'r') reads++;
+      else if (op === 'u') changes++;
+    }
+  }
+  return { reads, changes };
+}
+
+const cluster = await startPostgres();
+try {
+  // The initial snapshot: from start() to the last row polled.
+  const initialDb = await database(cluster, 'incbench_initial');
+  const initial = new PostgresCdcSourceTask();
+  let t = performance.now();
+  await initial.start(
+    config(cluster, initialDb, { 'snapshot.mode': 'initial' }),
+    context(new InMemoryOffsets()),
+  );
+  await pollUntil(initial, (reads) => reads >= ROWS);
+  const initialSeconds = (performance.now() - t) / 1000;
+  await initial.stop();
+  const initialRate = ROWS / initialSeconds;
+  console.log(`cdc.snapshot.initial: ${Math.round(initialRate)} rows/s`);
+
+  // The incremental snapshot, with a writer updating rows all along.
+  const incDb = await database(cluster, 'incbench_incremental');
+  const incremental = new PostgresCdcSourceTask();
+  await incremental.start(
+    config(cluster, incDb, {
+      'snapshot.mode': 'no_data',
+      'signal.data.collection': 'public.debezium_signal',
+      'incremental.snapshot.chunk.size': CHUNK,
+    }),
+    context(new InMemoryOffsets()),
+  );
+  const writer = await cluster.client(incDb);
+  writer.on('error', () => undefined);
+  let writing = true;
+  let updates = 0;
+  // Paced to CHANGES_PER_S, so every run streams the same load beside the snapshot.
+  const writes = (async () => {
+    const began = performance.now();
+    while (writing) {
+      const from = 1 + ((updates * 37) % ROWS);
+      await writer.query('UPDATE small SET v = v + 1 WHERE id BETWEEN $1 AND $1 + 9', [from]);
+      updates += 10;
+      const ahead = (updates / CHANGES_PER_S) * 1000 - (performance.now() - began);
+      if (ahead > 0) await new Promise((r) => setTimeout(r, ahead));
+    }
+  })();
+  const signal = new pg.Client(cluster.connectionConfig(incDb));
+  signal.on('error', () => undefined);
+  await signal.connect();
+  t = performance.now();
+  await signal.query(
+    `INSERT INTO debezium_signal VALUES ('bench', 'execute-snapshot', '{"data-collections": ["public.small"]}')`,
+  );
+  // Done once a record after the reads no longer carries the snapshot's state (reads of
+  // rows the writer changed inside their window are dropped, so fewer than ROWS come).
+  const { changes } = await pollUntil(
+    incremental,
+    (reads, last) =>
+      reads > 0 && last !== null && !('incremental_snapshot_collections' in last.sourceOffset),
+  );
+  const incrementalSeconds = (performance.now() - t) / 1000;
+  writing = false;
+  await writes;
+  await incremental.stop();
+  await Promise.all([writer.end(), signal.end()]);
+  const incrementalRate = ROWS / incrementalSeconds;
+  console.log(`cdc.snapshot.incremental: ${Math.round(incrementalRate)} rows/s`);
+  console.log(`cdc.snapshot.incremental.chunk_size: ${CHUNK} rows`);
+  console.log(
+    `cdc.snapshot.incremental.streamed_meanwhile: ${Math.round(changes / incrementalSeconds)} changes/s`,
+  );
+  console.log(
+    `cdc.snapshot.incremental_vs_initial: ${(incrementalRate / initialRate).toFixed(2)} ratio (goal >= 0.50)`,
+  );
+} catch (e) {
+  console.error(e);
+  process.exitCode = 1;
+} finally {
+  await cluster.stop();
+}

@@ -1,0 +1,331 @@
+/**
+ * The source signal channel and incremental snapshots through the whole task, against
+ * real Postgres: the signal table captured though the include list leaves it out,
+ * execute-snapshot read in chunks while updates and deletes stream (the topic,
+ * compacted, ends equal to the table), a restart in the middle resuming at the last
+ * chunk, stop/pause/resume, tables without a key, and a table a config change added to
+ * the include list snapshotted by itself.
+ */
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import type { SourceRecord } from '../../../src/connect/api/index.ts';
+import { usePostgres } from '../../../test/helpers/postgres.ts';
+import { PostgresCdcSourceTask } from '../src/postgres-cdc-task.ts';
+import { SESSION_OPTIONS } from '../src/text-values.ts';
+import { envelope, useTaskDatabases, waitFor } from './support.ts';
+import { InMemoryOffsets, TaskDriver } from './task-driver.ts';
+
+const cluster = usePostgres();
+
+const SIGNAL_DDL =
+  'CREATE TABLE debezium_signal (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048));';
+const TOPIC = 'srv.public.t';
+const COLLECTIONS = 'incremental_snapshot_collections';
+
+const isRead = (r: SourceRecord) => r.value !== null && envelope(r).op === 'r';
+
+/** The topic `topic` after compaction: key id -> the row's value, deleted keys gone. */
+function compacted(records: readonly SourceRecord[], topic = TOPIC): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const r of records) {
+    if (r.topic !== topic) continue;
+    const id = (r.key as { id: number }).id;
+    const after = r.value === null ? null : envelope(r).after;
+    if (after === null) out.delete(id);
+    else out.set(id, after.v as number);
+  }
+  return out;
+}
+
+async function tableContent(sql: pg.Client, table = 't'): Promise<Map<number, number>> {
+  const r = await sql.query(`SELECT id, v FROM ${table} ORDER BY id`);
+  return new Map(r.rows.map((row) => [Number(row.id), Number(row.v)]));
+}
+
+/** The snapshot is over once a record after its first read no longer carries its state. */
+function snapshotDone(delivered: readonly SourceRecord[]): boolean {
+  const firstRead = delivered.findIndex(isRead);
+  if (firstRead < 0) return false;
+  const last = delivered[delivered.length - 1];
+  return delivered.length - 1 > firstRead && !(COLLECTIONS in last.sourceOffset);
+}
+
+async function signal(sql: pg.Client, id: string, type: string, data: unknown): Promise<void> {
+  await sql.query('INSERT INTO debezium_signal VALUES ($1, $2, $3)', [
+    id,
+    type,
+    JSON.stringify(data),
+  ]);
+}
+
+describe('incremental snapshots from the signal table (real Postgres)', () => {
+  const { cleanups, database, config } = useTaskDatabases(cluster, 'incsnap', {
+    client: { options: SESSION_OPTIONS },
+    config: {
+      'publication.autocreate.mode': 'filtered',
+      'snapshot.mode': 'no_data',
+      'table.include.list': 'public[.][tuk]',
+      'signal.data.collection': 'public.debezium_signal',
+      'incremental.snapshot.chunk.size': '100',
+    },
+  });
+
+  async function run(
+    db: string,
+    overrides: Record<string, string> = {},
+    offsets = new InMemoryOffsets(),
+  ): Promise<TaskDriver> {
+    const task = new PostgresCdcSourceTask();
+    const driver = new TaskDriver(task, offsets);
+    cleanups.push(() => Promise.resolve(task.stop()));
+    await driver.start(config(db, overrides));
+    return driver;
+  }
+
+  const ddl = (rows: number) =>
+    `${SIGNAL_DDL} CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL);
+     INSERT INTO t SELECT g, 0 FROM generate_series(1, ${rows}) g;`;
+
+  it('streams inserts into the signal table though table.include.list leaves it out, as Debezium does', async () => {
+    const { db, sql } = await database(ddl(0));
+    const driver = await run(db);
+    await signal(sql, 'hello-1', 'log', { message: 'hello from the signal table' });
+    const delivered = await driver.pollUntil('the signal row', (d) =>
+      d.some((r) => r.topic === 'srv.public.debezium_signal'),
+    );
+    const row = delivered.find((r) => r.topic === 'srv.public.debezium_signal') as SourceRecord;
+    expect(envelope(row).op).toBe('c');
+    expect(envelope(row).after).toEqual({
+      id: 'hello-1',
+      type: 'log',
+      data: '{"message":"hello from the signal table"}',
+    });
+    const published = await sql.query(
+      "SELECT tablename FROM pg_publication_tables WHERE pubname = 'dbz_publication' ORDER BY 1",
+    );
+    expect(published.rows.map((r) => r.tablename)).toEqual(['debezium_signal', 't']);
+  });
+
+  it('refuses to start when the signal table does not exist, naming it', async () => {
+    const { db } = await database('CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL)');
+    const task = new PostgresCdcSourceTask();
+    cleanups.push(() => Promise.resolve(task.stop()));
+    await expect(new TaskDriver(task, new InMemoryOffsets()).start(config(db))).rejects.toThrow(
+      /Signal data collection 'public.debezium_signal' \(signal.data.collection\) was not found/,
+    );
+  });
+
+  it('reads a table in chunks while updates and deletes stream, and the compacted topic ends equal to the table', async () => {
+    const { db, sql } = await database(ddl(3000));
+    const driver = await run(db);
+    await signal(sql, 'ad-hoc-1', 'execute-snapshot', {
+      'data-collections': ['public.t'],
+      type: 'incremental',
+    });
+    // Writers race the chunks: updates, deletes and inserts above the maximum key.
+    const writes = (async () => {
+      for (let i = 0; i < 300; i++) {
+        const id = 1 + ((i * 7919) % 3000);
+        if (i % 5 === 0) await sql.query('DELETE FROM t WHERE id = $1', [id]);
+        else if (i % 11 === 0) await sql.query('INSERT INTO t VALUES ($1, 1)', [5000 + i]);
+        else await sql.query('UPDATE t SET v = v + 1 WHERE id = $1', [id]);
+      }
+    })();
+    let writing = true;
+    void writes.finally(() => {
+      writing = false;
+    });
+    await driver.pollUntil(
+      'the snapshot to end with the writers done',
+      (d) => !writing && snapshotDone(d),
+      60_000,
+    );
+    await writes;
+    // A last change of our own marks the end of everything the writers committed.
+    await sql.query('INSERT INTO t VALUES (100000, 7)');
+    const delivered = await driver.pollUntil('the marker', (d) => compacted(d).has(100000));
+
+    expect(compacted(delivered)).toEqual(await tableContent(sql));
+    const reads = delivered.filter((r) => r.topic === TOPIC && isRead(r));
+    expect(reads.length).toBeGreaterThan(2000);
+    expect(envelope(reads[0]).source.snapshot).toBe('incremental');
+    // Chunks go out in key order.
+    const ids = reads.map((r) => (r.key as { id: number }).id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  it('drops the reads of keys changed between a chunk read and its close watermark: the newer change wins', async () => {
+    // Each close watermark first updates and deletes rows (a BEFORE trigger): committed
+    // after the chunk's SELECT, streamed inside the window, so the reads are older.
+    const { db, sql } = await database(`${ddl(1000)}
+      CREATE FUNCTION race() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.type = 'snapshot-window-close' THEN
+          UPDATE t SET v = v + 1 WHERE id % 10 = 0;
+          DELETE FROM t WHERE id IN (SELECT id FROM t WHERE id % 10 = 5 ORDER BY id LIMIT 5);
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER race BEFORE INSERT ON debezium_signal FOR EACH ROW EXECUTE FUNCTION race();`);
+    const driver = await run(db);
+    await signal(sql, 'ad-hoc-race', 'execute-snapshot', { 'data-collections': ['public.t'] });
+    const delivered = await driver.pollUntil('the snapshot to end', snapshotDone);
+
+    expect(compacted(delivered)).toEqual(await tableContent(sql));
+    const readIds = new Set(
+      delivered
+        .filter((r) => r.topic === TOPIC && isRead(r))
+        .map((r) => (r.key as { id: number }).id),
+    );
+    expect(readIds.has(10)).toBe(false);
+    expect(readIds.has(11)).toBe(true);
+  });
+
+  it('resumes at the last chunk after a crash, from the offsets, and ends equal to the table', async () => {
+    const { db, sql } = await database(ddl(2000));
+    const offsets = new InMemoryOffsets();
+    const first = await run(db, {}, offsets);
+    await signal(sql, 'ad-hoc-2', 'execute-snapshot', { 'data-collections': ['public.t'] });
+    await first.pollUntil('five chunks', (d) => d.filter(isRead).length >= 500);
+    await first.flushOffsets();
+    const stored = await offsets.offset({ server: 'srv' });
+    expect(typeof stored?.[COLLECTIONS]).toBe('string');
+    // Crash: stop without a last offset flush; a change meanwhile streams after the restart.
+    await first.task.stop();
+    await sql.query('UPDATE t SET v = 42 WHERE id = 1999');
+    await sql.query('DELETE FROM t WHERE id = 1998');
+
+    const second = await run(db, {}, offsets);
+    await second.pollUntil('the resumed snapshot to end', snapshotDone, 60_000);
+    const all = [...first.delivered, ...second.delivered];
+
+    expect(compacted(all)).toEqual(await tableContent(sql));
+    const resumedReads = second.delivered.filter(isRead);
+    const firstResumed = (resumedReads[0].key as { id: number }).id;
+    expect(firstResumed).toBeGreaterThan(400);
+    expect(resumedReads.length).toBeLessThan(2000 - 400);
+  });
+
+  it('pause-snapshot holds the next chunk back, resume-snapshot goes on', async () => {
+    const { db, sql } = await database(ddl(250));
+    const driver = await run(db);
+    await sql.query('BEGIN');
+    await signal(sql, 'p-1', 'pause-snapshot', {});
+    await signal(sql, 'x-1', 'execute-snapshot', { 'data-collections': ['public.t'] });
+    await sql.query('COMMIT');
+    await sql.query('INSERT INTO t VALUES (1000, 1)');
+    await driver.pollUntil('the insert after the signals', (d) => compacted(d).has(1000));
+    const watermarks = await sql.query(
+      "SELECT count(*)::int AS n FROM debezium_signal WHERE type LIKE 'snapshot-window-%'",
+    );
+    expect(watermarks.rows[0].n).toBe(0);
+
+    await signal(sql, 'r-1', 'resume-snapshot', {});
+    const delivered = await driver.pollUntil('the snapshot to end', snapshotDone);
+
+    expect(compacted(delivered)).toEqual(await tableContent(sql));
+  });
+
+  it('stop-snapshot drops the tables it names; additional-conditions filter the rows read', async () => {
+    const { db, sql } = await database(
+      `${ddl(300)} CREATE TABLE u (id int PRIMARY KEY, v int NOT NULL);
+       INSERT INTO u SELECT g, g FROM generate_series(1, 300) g;`,
+    );
+    const driver = await run(db);
+    await sql.query('BEGIN');
+    await signal(sql, 'x-2', 'execute-snapshot', {
+      'data-collections': ['public.t', 'public.u'],
+      'additional-conditions': [{ 'data-collection': 'public.u', filter: 'v % 3 = 0' }],
+    });
+    await signal(sql, 's-2', 'stop-snapshot', { 'data-collections': ['public.t'] });
+    await sql.query('COMMIT');
+    const delivered = await driver.pollUntil('the snapshot to end', snapshotDone);
+
+    expect(delivered.filter((r) => r.topic === TOPIC && isRead(r))).toEqual([]);
+    const u = compacted(delivered, 'srv.public.u');
+    expect([...u.keys()]).toEqual(Array.from({ length: 100 }, (_, i) => 3 * (i + 1)));
+  });
+
+  it('skips a table without a key, and reads one keyed by message.key.columns', async () => {
+    const { db, sql } = await database(
+      `${SIGNAL_DDL} CREATE TABLE k (id int NOT NULL, v int NOT NULL);
+       INSERT INTO k SELECT g, g FROM generate_series(1, 150) g;`,
+    );
+    const keyless = await run(db);
+    await sql.query('BEGIN');
+    await signal(sql, 'x-3', 'execute-snapshot', { 'data-collections': ['public.k'] });
+    await sql.query('INSERT INTO k VALUES (1000, 1)');
+    await sql.query('COMMIT');
+    await sql.query('INSERT INTO k VALUES (1001, 1)');
+    const seen = await keyless.pollUntil('the insert after the signal', (d) =>
+      d.some((r) => r.topic === 'srv.public.k' && (envelope(r).after?.id as number) === 1001),
+    );
+    expect(seen.filter(isRead)).toEqual([]);
+    await keyless.task.stop();
+
+    const { db: db2, sql: sql2 } = await database(
+      `${SIGNAL_DDL} CREATE TABLE k (id int NOT NULL, v int NOT NULL);
+       ALTER TABLE k REPLICA IDENTITY FULL;
+       INSERT INTO k SELECT g, g FROM generate_series(1, 150) g;`,
+    );
+    const keyed = await run(db2, { 'message.key.columns': 'public.k:id' });
+    await signal(sql2, 'x-4', 'execute-snapshot', { 'data-collections': ['public.k'] });
+    const delivered = await keyed.pollUntil('the snapshot to end', snapshotDone);
+    expect(compacted(delivered, 'srv.public.k')).toEqual(await tableContent(sql2, 'k'));
+  });
+
+  it('snapshots a table added to table.include.list by itself, incrementally, when the task restarts with the new config', async () => {
+    const { db, sql } = await database(
+      `${ddl(300)} CREATE TABLE u (id int PRIMARY KEY, v int NOT NULL);
+       INSERT INTO u SELECT g, g FROM generate_series(1, 400) g;`,
+    );
+    const offsets = new InMemoryOffsets();
+    const first = await run(db, { 'table.include.list': 'public.t' }, offsets);
+    await sql.query('UPDATE t SET v = 1 WHERE id = 1');
+    await first.pollUntil('the update', (d) => compacted(d).get(1) === 1);
+    await first.flushOffsets();
+    await first.task.stop();
+
+    const second = await run(db, { 'table.include.list': 'public[.](t|u)' }, offsets);
+    await sql.query('UPDATE u SET v = -1 WHERE id = 400');
+    const delivered = await second.pollUntil('the snapshot of u to end', snapshotDone);
+
+    expect(compacted(delivered, 'srv.public.u')).toEqual(await tableContent(sql, 'u'));
+    expect(delivered.filter((r) => r.topic === TOPIC && isRead(r))).toEqual([]);
+  });
+
+  it('reads signals with skipped.operations=c, as Debezium does, and sends no insert', async () => {
+    const { db, sql } = await database(ddl(150));
+    const driver = await run(db, { 'skipped.operations': 'c' });
+    await signal(sql, 'x-6', 'execute-snapshot', { 'data-collections': ['public.t'] });
+    await sql.query('INSERT INTO t VALUES (1000, 1)');
+    await sql.query('UPDATE t SET v = 5 WHERE id = 1000');
+    const delivered = await driver.pollUntil(
+      'the snapshot and the update',
+      (d) => snapshotDone(d) && compacted(d).get(1000) === 5,
+    );
+
+    expect(delivered.filter((r) => r.value !== null && envelope(r).op === 'c')).toEqual([]);
+    expect(compacted(delivered)).toEqual(await tableContent(sql));
+  });
+
+  it('writes its watermarks as snapshot-window-open and -close rows of the signal table', async () => {
+    const { db, sql } = await database(ddl(150));
+    const driver = await run(db);
+    await signal(sql, 'x-5', 'execute-snapshot', { 'data-collections': ['public.t'] });
+    await driver.pollUntil('the snapshot to end', snapshotDone);
+    const rows = await waitFor('both chunks watermarked', async () => {
+      const r = await sql.query(
+        "SELECT id, type FROM debezium_signal WHERE type LIKE 'snapshot-window-%' ORDER BY type, id",
+      );
+      return r.rows.length === 4 ? r.rows : undefined;
+    });
+    expect(rows.map((r) => r.type)).toEqual([
+      'snapshot-window-close',
+      'snapshot-window-close',
+      'snapshot-window-open',
+      'snapshot-window-open',
+    ]);
+    expect(rows.every((r) => /-(open|close)$/.test(r.id))).toBe(true);
+  });
+});
