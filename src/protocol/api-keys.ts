@@ -10,6 +10,8 @@ import { addOffsetsToTxn } from './messages/add-offsets-to-txn.ts';
 import { addPartitionsToTxn } from './messages/add-partitions-to-txn.ts';
 import { alterConfigs } from './messages/alter-configs.ts';
 import { apiVersions } from './messages/api-versions.ts';
+import { consumerGroupDescribe } from './messages/consumer-group-describe.ts';
+import { consumerGroupHeartbeat } from './messages/consumer-group-heartbeat.ts';
 import { createPartitions } from './messages/create-partitions.ts';
 import { createTopics } from './messages/create-topics.ts';
 import { deleteGroups } from './messages/delete-groups.ts';
@@ -83,6 +85,8 @@ export const ApiKey = {
   DescribeProducers: 61,
   DescribeTransactions: 65,
   ListTransactions: 66,
+  ConsumerGroupHeartbeat: 68,
+  ConsumerGroupDescribe: 69,
   DescribeTopicPartitions: 75,
 } as const;
 
@@ -123,6 +127,8 @@ export const allSchemas: readonly ApiSchema[] = [
   describeProducers,
   describeTransactions,
   listTransactions,
+  consumerGroupHeartbeat,
+  consumerGroupDescribe,
   describeTopicPartitions,
 ];
 

@@ -547,7 +547,8 @@ export type DecodeResult = { ok: true; value: Message } | { ok: false; reason: s
 
 /**
  * Decodes a whole body from the reader's position to its end. Trailing bytes are an
- * error: a body that does not consume its frame exactly was not what the schema says.
+ * error: a body that does not consume its frame exactly was not what the schema says
+ * (save the one repeated empty tag section an API may declare it tolerates).
  */
 export function decodeBody(
   schema: ApiSchema,
@@ -556,6 +557,12 @@ export function decodeBody(
   r: Reader,
 ): DecodeResult {
   const value = planFor(schema, version, direction).decode(r);
+  const tagsRepeated =
+    direction === 'request' &&
+    schema.repeatedRequestTagsFrom !== undefined &&
+    version >= schema.repeatedRequestTagsFrom;
+  // One byte 0 is an empty tagged-field section (see ApiSchema.repeatedRequestTagsFrom).
+  if (r.ok && r.remaining === 1 && tagsRepeated && r.uvarint() !== 0) r.fail('1 trailing bytes');
   if (r.ok && r.remaining !== 0) r.fail(`${r.remaining} trailing bytes`);
   if (r.failure !== null) return { ok: false, reason: r.failure };
   return { ok: true, value };

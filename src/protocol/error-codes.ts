@@ -458,6 +458,7 @@ const TABLE = [
   [125, 'INVALID_VOTER_KEY', false, "The voter key doesn't match the receiving replica's key."],
   [126, 'DUPLICATE_VOTER', false, 'The voter is already part of the set of voters.'],
   [127, 'VOTER_NOT_FOUND', false, 'The voter is not part of the set of voters.'],
+  [128, 'INVALID_REGULAR_EXPRESSION', false, 'The regular expression is not valid.'],
 ] as const;
 
 export type KafkaErrorName = (typeof TABLE)[number][1];

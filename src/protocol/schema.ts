@@ -74,6 +74,12 @@ export interface ApiSchema {
   readonly flexibleFrom: number | null;
   readonly request: readonly FieldSpec[];
   readonly response: readonly FieldSpec[];
+  /**
+   * From this version on, a request may end with a second, empty tagged-field
+   * section, which is skipped: librdkafka 2.0 writes one twice in ListGroups v3+
+   * requests, and Kafka's parser stops after the struct, so Kafka serves them.
+   */
+  readonly repeatedRequestTagsFrom?: number;
 }
 
 const NONE: VersionRange = { min: 1, max: 0 };
@@ -141,6 +147,7 @@ export function api(spec: {
   flexibleFrom: number | null;
   request: readonly FieldSpec[];
   response: readonly FieldSpec[];
+  repeatedRequestTagsFrom?: number;
 }): ApiSchema {
   return { minVersion: 0, ...spec };
 }

@@ -26,6 +26,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../util/clock.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
+import { ConsumerGroupCoordinator } from './consumer-group/consumer-group-coordinator.ts';
 import {
   type CommittedOffset,
   Group,
@@ -171,11 +172,14 @@ export class GroupCoordinator {
 
   private readonly offsets: GroupOffsets;
   private readonly pendingTxnOffsets = new PendingTxnOffsets();
+  /** KIP-848 consumer groups: same namespace, their offsets kept here (consumer-group/). */
+  readonly consumerGroups: ConsumerGroupCoordinator;
 
   constructor(private readonly options: GroupCoordinatorOptions) {
     this.store = options.store;
     this.logger = options.logger;
     this.offsets = new GroupOffsets(this.groups, options);
+    this.consumerGroups = new ConsumerGroupCoordinator({ ...options, classicGroups: this.groups });
   }
 
   // ---- JoinGroup ------------------------------------------------------------------
@@ -185,6 +189,8 @@ export class GroupCoordinator {
       Promise.resolve(joinError(error, memberId));
     if (this.closed) return fail('COORDINATOR_NOT_AVAILABLE');
     if (req.groupId === '') return fail('INVALID_GROUP_ID');
+    if (!this.consumerGroups.yieldToClassic(req.groupId))
+      return fail('INCONSISTENT_GROUP_PROTOCOL');
     if (
       req.sessionTimeoutMs < this.options.minSessionTimeoutMs ||
       req.sessionTimeoutMs > this.options.maxSessionTimeoutMs
@@ -677,16 +683,20 @@ export class GroupCoordinator {
     memberId: string;
     groupInstanceId: string | null;
     offsets: OffsetCommitEntry[];
+    apiVersion?: number;
   }): Promise<GroupError[]> {
     const all = (e: GroupError) => req.offsets.map(() => e);
     if (this.closed) return all('COORDINATOR_NOT_AVAILABLE');
     if (req.groupId === '') return all('INVALID_GROUP_ID');
+    const consumerGroupCheck = this.consumerGroups.offsetCommitError(req);
+    if (consumerGroupCheck !== undefined && consumerGroupCheck !== 'NONE')
+      return all(consumerGroupCheck);
     let group = this.groups.get(req.groupId);
     // Fencing comes first, even for a commit without a generation.
     if (group?.isStaticMemberFenced(req.memberId, req.groupInstanceId)) {
       return all('FENCED_INSTANCE_ID');
     }
-    if (req.generationId < 0) {
+    if (req.generationId < 0 || consumerGroupCheck === 'NONE') {
       if (group && group.state !== 'Empty' && group.state !== 'Dead')
         return all('UNKNOWN_MEMBER_ID');
       if (!group) {
@@ -723,9 +733,15 @@ export class GroupCoordinator {
     if (this.closed) return all('COORDINATOR_NOT_AVAILABLE');
     if (req.groupId === '') return all('INVALID_GROUP_ID');
     const group = this.groups.get(req.groupId);
+    const consumerGroupCheck = this.consumerGroups.offsetCommitError({
+      ...req,
+      transactional: true,
+    });
+    if (consumerGroupCheck !== undefined && consumerGroupCheck !== 'NONE')
+      return all(consumerGroupCheck);
     if (group?.isStaticMemberFenced(req.memberId, req.groupInstanceId))
       return all('FENCED_INSTANCE_ID');
-    if (req.generationId >= 0 || req.memberId !== '') {
+    if (consumerGroupCheck === undefined && (req.generationId >= 0 || req.memberId !== '')) {
       if (!group) return all('ILLEGAL_GENERATION');
       if (!group.members.has(req.memberId)) return all('UNKNOWN_MEMBER_ID');
       if (req.generationId !== group.generationId) return all('ILLEGAL_GENERATION');
@@ -798,6 +814,7 @@ export class GroupCoordinator {
 
   /** Drops offsets of groups that have been empty longer than offsets.retention.minutes. */
   expireOffsets(): Promise<number> {
+    this.consumerGroups.holdOffsetsOfActiveGroups();
     return this.offsets.expire();
   }
 
@@ -893,6 +910,7 @@ export class GroupCoordinator {
   /** Stops every timer and answers waiting members; the coordinator takes no more requests. */
   close(): void {
     this.closed = true;
+    this.consumerGroups.close();
     for (const group of this.groups.values()) {
       group.cancelJoinTimer?.();
       group.cancelSyncTimer?.();

@@ -34,7 +34,11 @@ export type GroupError =
   | 'INVALID_GROUP_ID'
   | 'OFFSET_METADATA_TOO_LARGE'
   | 'GROUP_SUBSCRIBED_TO_TOPIC'
-  | 'UNKNOWN_TOPIC_OR_PARTITION';
+  | 'UNKNOWN_TOPIC_OR_PARTITION'
+  // OffsetCommit by consumer group members (KIP-848, consumer-group/).
+  | 'FENCED_MEMBER_EPOCH'
+  | 'STALE_MEMBER_EPOCH'
+  | 'UNSUPPORTED_VERSION';
 
 export interface ProtocolMetadata {
   name: string;

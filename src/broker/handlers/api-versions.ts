@@ -2,12 +2,14 @@
  * ApiVersions (key 18): what the broker answers, version by version.
  *
  * - v0-v4 are answered in the version asked. v3+ (flexible) carry, as tagged fields,
- *   the KIP-584 features a single-node KRaft broker reports: `metadata.version` only,
- *   supported and finalized at one level (METADATA_VERSION below). Features the broker
- *   does not implement (transaction.version for KIP-890, group.version for KIP-848,
- *   kraft.version, eligible.leader.replicas.version) are not listed, so clients that
- *   gate on them (Java 4.x producers on transaction.version) stay at level 0, which is
- *   what the broker serves. zkMigrationReady is false: there is no ZooKeeper.
+ *   the KIP-584 features a single-node KRaft broker reports: `metadata.version`,
+ *   supported and finalized at one level (METADATA_VERSION below), and `group.version`
+ *   1 (GROUP_VERSION below: the consumer group protocol of KIP-848 is served,
+ *   group/consumer-group/). Features the broker does not implement
+ *   (transaction.version for KIP-890, kraft.version, eligible.leader.replicas.version)
+ *   are not listed, so clients that gate on them (Java 4.x producers on
+ *   transaction.version) stay at level 0, which is what the broker serves.
+ *   zkMigrationReady is false: there is no ZooKeeper.
  * - Below v4 a supported feature whose minimum level is 0 is omitted, as Kafka does
  *   (KAFKA-17492): clients before KAFKA-17011 reject such a range while parsing.
  * - v3+ requests name the client software (KIP-511). Kafka refuses a name or version
@@ -32,6 +34,9 @@ import { ErrorCode } from '../../protocol/error-codes.ts';
  * migration, tiered storage, SCRAM records, ELR, KIP-890's transaction markers).
  */
 export const METADATA_VERSION = { name: 'metadata.version', level: 7 } as const;
+
+/** group.version 1: ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848) are served. */
+export const GROUP_VERSION = { name: 'group.version', level: 1 } as const;
 
 /**
  * The finalized-features epoch. A KRaft broker reports the metadata offset at which
@@ -58,6 +63,8 @@ export const SUPPORTED_FEATURES: readonly SupportedFeature[] = [
     minVersion: METADATA_VERSION.level,
     maxVersion: METADATA_VERSION.level,
   },
+  // Level 0 (classic groups only) stays supported, as in Kafka.
+  { name: GROUP_VERSION.name, minVersion: 0, maxVersion: GROUP_VERSION.level },
 ];
 
 export const FINALIZED_FEATURES: readonly FinalizedFeature[] = [
@@ -65,6 +72,11 @@ export const FINALIZED_FEATURES: readonly FinalizedFeature[] = [
     name: METADATA_VERSION.name,
     minVersionLevel: METADATA_VERSION.level,
     maxVersionLevel: METADATA_VERSION.level,
+  },
+  {
+    name: GROUP_VERSION.name,
+    minVersionLevel: GROUP_VERSION.level,
+    maxVersionLevel: GROUP_VERSION.level,
   },
 ];
 

@@ -13,9 +13,6 @@
  * Heartbeat 4, LeaveGroup 4, SyncGroup 4, DescribeGroups 5, DeleteTopics 4,
  * DescribeConfigs 4. Versions with new semantics are advertised only where served.
  *
- * Held back, with what the handler would have to serve first:
- * - ListGroups 3+: librdkafka 2.0 mis-parses it (KAFKA-CLIENTS.md), and it would pick it.
- *
  * Transactions: InitProducerId up to v4 (v3 carries the producer id and epoch for
  * librdkafka's KIP-360 epoch bump, v4 knows PRODUCER_FENCED); AddOffsetsToTxn, EndTxn
  * and TxnOffsetCommit up to v3 and AddPartitionsToTxn up to v4 (its batched form),
@@ -33,7 +30,8 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   [ApiKey.ListOffsets]: 10,
   // v10: topic ids in the answer; v12: topics asked by id (handlers/metadata.ts).
   [ApiKey.Metadata]: 12,
-  [ApiKey.OffsetCommit]: 8,
+  // v9: a consumer group member commits with its member epoch (KIP-848).
+  [ApiKey.OffsetCommit]: 9,
   // v7 carries require_stable (UNSTABLE_OFFSET_COMMIT while a transaction holds an
   // offset); v8 batches groups, each answered as v7 answers one.
   [ApiKey.OffsetFetch]: 8,
@@ -49,7 +47,9 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   // v5 checks the protocol type and name against the group's (KIP-559).
   [ApiKey.SyncGroup]: 5,
   [ApiKey.DescribeGroups]: 5,
-  [ApiKey.ListGroups]: 2,
+  // v4 filters by state, v5 by type. librdkafka 2.0 picks v4 and repeats the request's
+  // tag section, which the schema tolerates (messages/list-groups.ts).
+  [ApiKey.ListGroups]: 5,
   [ApiKey.SaslHandshake]: 1,
   // Every version, answered in the version asked (handlers/api-versions.ts); a newer
   // one gets the v0-format UNSUPPORTED_VERSION refusal (KIP-511), see the router.
@@ -78,4 +78,7 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   [ApiKey.DescribeLogDirs]: 4,
   // KIP-966: paged by the cursor as Kafka pages it.
   [ApiKey.DescribeTopicPartitions]: 0,
+  // KIP-848: v1 adds the topic regex subscription (group/consumer-group/).
+  [ApiKey.ConsumerGroupHeartbeat]: 1,
+  [ApiKey.ConsumerGroupDescribe]: 0,
 };

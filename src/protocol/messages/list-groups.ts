@@ -4,9 +4,11 @@ import { api, array, field as f } from '../schema.ts';
 export const listGroups = api({
   apiKey: 16,
   name: 'ListGroups',
-  maxVersion: 4,
+  maxVersion: 5,
   flexibleFrom: 3,
-  request: [f('statesFilter', array('string'), '4+')],
+  // librdkafka 2.0.x ends its v3+ requests with a second empty tag section.
+  repeatedRequestTagsFrom: 3,
+  request: [f('statesFilter', array('string'), '4+'), f('typesFilter', array('string'), '5+')],
   response: [
     f('throttleTimeMs', 'int32', '1+'),
     f('errorCode', 'int16', '0+'),
@@ -16,6 +18,7 @@ export const listGroups = api({
         f('groupId', 'string', '0+'),
         f('protocolType', 'string', '0+'),
         f('groupState', 'string', '4+', { default: '' }),
+        f('groupType', 'string', '5+', { default: '' }),
       ]),
       '0+',
     ),

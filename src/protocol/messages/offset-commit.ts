@@ -4,7 +4,8 @@ import { api, array, field as f } from '../schema.ts';
 export const offsetCommit = api({
   apiKey: 8,
   name: 'OffsetCommit',
-  maxVersion: 8,
+  // v9 (KIP-848): generationId carries a consumer group member's epoch; same fields.
+  maxVersion: 9,
   flexibleFrom: 8,
   request: [
     f('groupId', 'string', '0+'),

@@ -259,7 +259,7 @@ describe('request and response framing', () => {
 describe('the api registry', () => {
   it('lists every implemented api with its full range, narrowed or removed on request', () => {
     const all = supportedApiVersions();
-    expect(all).toHaveLength(37);
+    expect(all).toHaveLength(39);
     expect(all.find((a) => a.apiKey === ApiKey.Produce)).toEqual({
       apiKey: 0,
       minVersion: 0,

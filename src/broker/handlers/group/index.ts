@@ -8,6 +8,10 @@ import {
   handleListGroups,
 } from './admin-handlers.ts';
 import {
+  handleConsumerGroupDescribe,
+  handleConsumerGroupHeartbeat,
+} from './consumer-group-handlers.ts';
+import {
   handleHeartbeat,
   handleJoinGroup,
   handleLeaveGroup,
@@ -30,4 +34,6 @@ export const groupHandlers: Record<number, RequestHandler<GroupHandlerServices>>
   [ApiKey.DescribeGroups]: handleDescribeGroups,
   [ApiKey.ListGroups]: handleListGroups,
   [ApiKey.DeleteGroups]: handleDeleteGroups,
+  [ApiKey.ConsumerGroupHeartbeat]: handleConsumerGroupHeartbeat,
+  [ApiKey.ConsumerGroupDescribe]: handleConsumerGroupDescribe,
 };

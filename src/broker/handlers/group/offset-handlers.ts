@@ -17,7 +17,7 @@ import { code, type GroupHandlerServices, partitionExists } from './services.ts'
 
 type Handler = RequestHandler<GroupHandlerServices>;
 
-export const handleOffsetCommit: Handler = async (body, _ctx, { coordinator, logs }) => {
+export const handleOffsetCommit: Handler = async (body, ctx, { coordinator, logs }) => {
   const entries: OffsetCommitEntry[] = [];
   const answers: Array<{
     name: string;
@@ -53,6 +53,8 @@ export const handleOffsetCommit: Handler = async (body, _ctx, { coordinator, log
     memberId: body.memberId,
     groupInstanceId: body.groupInstanceId,
     offsets: entries,
+    // v9+: a consumer group member's epoch in generationId (KIP-848).
+    apiVersion: ctx.apiVersion,
   });
   for (const { partition, index } of pending) partition.errorCode = code(errors[index]!);
   return { throttleTimeMs: 0, topics: answers };
@@ -121,14 +123,26 @@ export const handleOffsetFetch: Handler = (body, ctx, services) => {
   };
 };
 
-export const handleOffsetDelete: Handler = async (body, _ctx, { coordinator }) => {
+export const handleOffsetDelete: Handler = async (body, _ctx, { coordinator, logs }) => {
   const partitions = (body.topics as Message[]).flatMap((t) =>
     (t.partitions as Message[]).map((p) => ({
       topic: t.name as string,
       partition: p.partitionIndex as number,
     })),
   );
-  const result = await coordinator.deleteOffsets(body.groupId, partitions);
+  // A KIP-848 group's offsets live in a classic entry with no members: its members'
+  // subscriptions are checked here, as Kafka keeps offsets a consumer group reads.
+  const subscribed = coordinator.consumerGroups.subscribedTopics(body.groupId, logs.topics());
+  const result = await coordinator.deleteOffsets(
+    body.groupId,
+    partitions.filter((p) => !subscribed.has(p.topic)),
+  );
+  if (result.error === 'NONE' && subscribed.size > 0) {
+    const others = [...result.partitions];
+    result.partitions = partitions.map((p) =>
+      subscribed.has(p.topic) ? 'GROUP_SUBSCRIBED_TO_TOPIC' : others.shift()!,
+    );
+  }
   let i = 0;
   return {
     errorCode: code(result.error),

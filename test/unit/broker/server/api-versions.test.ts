@@ -42,10 +42,12 @@ function futureApiVersionsFrame(version: number, correlationId: number): Buffer 
 
 describe('ApiVersions', () => {
   it.each([3, 4])(
-    'v%i is answered in the version asked, with metadata.version as a single-node KRaft broker reports it',
+    'v%i is answered in the version asked, with metadata.version and group.version as a single-node KRaft broker reports them',
     async (v) => {
       const c = await client();
       const res = await c.request(ApiKey.ApiVersions, v, software);
+      // group.version's supported range starts at 0: listed from v4 only (KAFKA-17492).
+      const groupVersion = { name: 'group.version', minVersion: 0, maxVersion: 1 };
       expect(res).toMatchObject({
         errorCode: ErrorCode.NONE,
         throttleTimeMs: 0,
@@ -55,6 +57,7 @@ describe('ApiVersions', () => {
             minVersion: METADATA_VERSION.level,
             maxVersion: METADATA_VERSION.level,
           },
+          ...(v >= 4 ? [groupVersion] : []),
         ],
         finalizedFeaturesEpoch: FINALIZED_FEATURES_EPOCH,
         finalizedFeatures: [
@@ -63,6 +66,7 @@ describe('ApiVersions', () => {
             minVersionLevel: METADATA_VERSION.level,
             maxVersionLevel: METADATA_VERSION.level,
           },
+          { name: 'group.version', minVersionLevel: 1, maxVersionLevel: 1 },
         ],
         zkMigrationReady: false,
       });

@@ -1,0 +1,703 @@
+/**
+ * The coordinator of the consumer group protocol (KIP-848): ConsumerGroupHeartbeat
+ * (join, heartbeat, leave), the membership checks of OffsetCommit and TxnOffsetCommit
+ * for consumer groups, and ConsumerGroupDescribe. It follows Kafka's
+ * GroupMetadataManager.consumerGroupHeartbeat:
+ *
+ * - A member joins with epoch 0, heartbeats with its epoch, leaves with -1; a static
+ *   member (instance id) leaves with -2 and keeps its place and partitions until its
+ *   session expires, and a new member id with the same instance id takes it over. An
+ *   instance id still held by a live member answers UNRELEASED_INSTANCE_ID.
+ * - Joining, leaving, a changed subscription or a subscribed topic's new partition count
+ *   bumps the group epoch; the next heartbeat recomputes the target assignment with the
+ *   group's assignor (`uniform` by default, or the one most members ask for) and each
+ *   member reconciles towards it, revoking before it is given (reconciliation.ts).
+ * - An epoch above the member's is FENCED_MEMBER_EPOCH; below it, too, unless it is
+ *   the previous epoch and the member owns only partitions it still has (a lost answer).
+ * - A member whose heartbeats stop for the session timeout, or that does not revoke
+ *   within its rebalance timeout, is removed (fenced); it rejoins with epoch 0.
+ *
+ * One namespace with classic groups: the classic coordinator refuses JoinGroup for a
+ * consumer group with members (INCONSISTENT_GROUP_PROTOCOL) and takes over an empty one;
+ * here a classic group with members answers GROUP_ID_NOT_FOUND, because the online
+ * upgrade of a classic group is not served; an empty classic group (offsets only) is
+ * taken over, as Kafka 4.0 does. Committed offsets stay in the classic coordinator's
+ * offsets store under the same id.
+ *
+ * Not persisted: after a broker restart the group is gone and its members, whose epochs
+ * the broker no longer knows, get UNKNOWN_MEMBER_ID and rejoin (Kafka answers
+ * GROUP_ID_NOT_FOUND for a group it does not know, which a Java consumer treats as
+ * fatal; Kafka itself keeps the group in __consumer_offsets). Committed offsets survive.
+ *
+ * Single-threaded: broker thread handlers and timers only; time is injected.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../../util/clock.ts';
+import type { Logger } from '../../../util/logger.ts';
+import type { Timers } from '../../../util/timers.ts';
+import type { Group } from '../group.ts';
+import {
+  type Assignment,
+  assignmentsEqual,
+  emptyAssignment,
+  fromTopicPartitions,
+  isSubset,
+  type TopicImage,
+  toTopicPartitions,
+} from './assignment.ts';
+import { ASSIGNORS, type AssignorMember, assignorNamed } from './assignors.ts';
+import {
+  ConsumerGroup,
+  type ConsumerGroupState,
+  type ConsumerMember,
+  LEAVE_EPOCH,
+  STATIC_LEAVE_EPOCH,
+} from './consumer-group.ts';
+import { reconcile } from './reconciliation.ts';
+import { compileTopicRegex, matchingTopics } from './subscription-regex.ts';
+
+/** group.consumer.heartbeat.interval.ms, Kafka's default. */
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
+/** group.consumer.session.timeout.ms, Kafka's default. */
+export const DEFAULT_SESSION_TIMEOUT_MS = 45_000;
+
+export type ConsumerGroupError =
+  | 'NONE'
+  | 'INVALID_REQUEST'
+  | 'UNKNOWN_MEMBER_ID'
+  | 'FENCED_MEMBER_EPOCH'
+  | 'STALE_MEMBER_EPOCH'
+  | 'UNSUPPORTED_ASSIGNOR'
+  | 'UNRELEASED_INSTANCE_ID'
+  | 'FENCED_INSTANCE_ID'
+  | 'GROUP_ID_NOT_FOUND'
+  | 'INVALID_REGULAR_EXPRESSION'
+  | 'UNSUPPORTED_VERSION'
+  | 'COORDINATOR_NOT_AVAILABLE';
+
+export interface HeartbeatRequest {
+  groupId: string;
+  memberId: string;
+  memberEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  rebalanceTimeoutMs: number;
+  subscribedTopicNames: string[] | null;
+  subscribedTopicRegex: string | null;
+  serverAssignor: string | null;
+  topicPartitions: Array<{ topicId: string; partitions: number[] }> | null;
+  clientId: string;
+  clientHost: string;
+}
+
+export interface HeartbeatResult {
+  error: ConsumerGroupError;
+  errorMessage: string | null;
+  memberId: string | null;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  /** null when unchanged since the member's last heartbeat (and not a full request). */
+  assignment: Array<{ topicId: string; partitions: number[] }> | null;
+}
+
+export interface DescribedConsumerGroup {
+  groupId: string;
+  error: ConsumerGroupError;
+  errorMessage: string | null;
+  state: ConsumerGroupState | 'Dead';
+  groupEpoch: number;
+  assignmentEpoch: number;
+  assignorName: string;
+  members: Array<{
+    memberId: string;
+    instanceId: string | null;
+    rackId: string | null;
+    memberEpoch: number;
+    clientId: string;
+    clientHost: string;
+    subscribedTopicNames: string[];
+    subscribedTopicRegex: string | null;
+    assignment: Assignment;
+    targetAssignment: Assignment;
+  }>;
+}
+
+export interface ConsumerGroupCoordinatorOptions {
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  /** The classic coordinator's groups: one namespace, and where the offsets are kept. */
+  classicGroups: ReadonlyMap<string, Group>;
+  heartbeatIntervalMs?: number;
+  sessionTimeoutMs?: number;
+}
+
+function failure(error: ConsumerGroupError, errorMessage: string | null = null): HeartbeatResult {
+  return {
+    error,
+    errorMessage,
+    memberId: null,
+    memberEpoch: 0,
+    heartbeatIntervalMs: 0,
+    assignment: null,
+  };
+}
+
+export class ConsumerGroupCoordinator {
+  private readonly groups = new Map<string, ConsumerGroup>();
+  private readonly heartbeatIntervalMs: number;
+  private readonly sessionTimeoutMs: number;
+  private closed = false;
+
+  constructor(private readonly options: ConsumerGroupCoordinatorOptions) {
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
+    this.sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+  }
+
+  /** Whether the id names a consumer group (with or without members). */
+  has(groupId: string): boolean {
+    return this.groups.has(groupId);
+  }
+
+  /**
+   * A classic JoinGroup for this id: allowed (and an empty consumer group given up to
+   * the classic protocol) unless the consumer group has members.
+   */
+  yieldToClassic(groupId: string): boolean {
+    const group = this.groups.get(groupId);
+    if (!group) return true;
+    if (group.members.size > 0) return false;
+    this.groups.delete(groupId);
+    return true;
+  }
+
+  /** DeleteGroups: an empty consumer group is forgotten; one with members is not. */
+  deleteIfEmpty(groupId: string): 'NONE' | 'NON_EMPTY_GROUP' | 'GROUP_ID_NOT_FOUND' {
+    const group = this.groups.get(groupId);
+    if (!group) return 'GROUP_ID_NOT_FOUND';
+    if (group.members.size > 0) return 'NON_EMPTY_GROUP';
+    this.groups.delete(groupId);
+    return 'NONE';
+  }
+
+  list(): Array<{ groupId: string; state: ConsumerGroupState }> {
+    return [...this.groups.values()].map((g) => ({ groupId: g.groupId, state: g.state }));
+  }
+
+  // ---- ConsumerGroupHeartbeat ---------------------------------------------------------
+
+  heartbeat(req: HeartbeatRequest, topics: readonly TopicImage[]): HeartbeatResult {
+    if (this.closed) return failure('COORDINATOR_NOT_AVAILABLE');
+    const invalid = this.validate(req);
+    if (invalid) return invalid;
+    if (req.memberEpoch === LEAVE_EPOCH || req.memberEpoch === STATIC_LEAVE_EPOCH) {
+      return this.leave(req);
+    }
+    const classic = this.options.classicGroups.get(req.groupId);
+    if (!this.groups.has(req.groupId) && classic && classic.members.size > 0) {
+      // Kafka 4.0 upgrades a classic group online; this broker does not (yet).
+      return failure(
+        'GROUP_ID_NOT_FOUND',
+        `Group ${req.groupId} is not a consumer group: it is a classic group with members, and their online upgrade is not supported`,
+      );
+    }
+    let group = this.groups.get(req.groupId);
+    if (!group) {
+      // A member with an epoch whose group the broker does not know was lost in a
+      // restart: it must rejoin (see the header on not persisting).
+      if (req.memberEpoch !== 0)
+        return failure('UNKNOWN_MEMBER_ID', `Group ${req.groupId} has no member ${req.memberId}`);
+      group = new ConsumerGroup(req.groupId, ASSIGNORS[0]!.name);
+      this.groups.set(req.groupId, group);
+    }
+    const found = this.memberFor(group, req);
+    if ('error' in found) return found;
+    const { member, joined } = found;
+    const owned = req.topicPartitions === null ? null : fromTopicPartitions(req.topicPartitions);
+    if (req.memberEpoch !== 0) {
+      const fenced = this.checkEpoch(member, req.memberEpoch, owned);
+      if (fenced) return fenced;
+    }
+    const before = member.assigned;
+    if (this.updateMember(member, req) || joined) group.groupEpoch++;
+    const image = this.subscribedImage(group, topics);
+    if (image !== group.subscribedTopicsImage) {
+      group.subscribedTopicsImage = image;
+      if (group.groupEpoch === group.assignmentEpoch) group.groupEpoch++;
+    }
+    if (group.groupEpoch > group.assignmentEpoch) this.computeTarget(group, topics);
+    this.reconcileMember(group, member, owned);
+    this.scheduleSession(group, member);
+    const fullRequest =
+      req.memberEpoch === 0 ||
+      (req.rebalanceTimeoutMs !== -1 &&
+        req.subscribedTopicNames !== null &&
+        req.topicPartitions !== null);
+    return {
+      error: 'NONE',
+      errorMessage: null,
+      memberId: member.memberId,
+      memberEpoch: member.memberEpoch,
+      heartbeatIntervalMs: this.heartbeatIntervalMs,
+      assignment:
+        fullRequest || !assignmentsEqual(before, member.assigned)
+          ? toTopicPartitions(member.assigned)
+          : null,
+    };
+  }
+
+  /** Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid. */
+  private validate(req: HeartbeatRequest): HeartbeatResult | null {
+    const bad = (message: string) => failure('INVALID_REQUEST', message);
+    if (req.groupId === '') return bad("GroupId can't be empty.");
+    if (req.instanceId === '') return bad("InstanceId can't be empty.");
+    if (req.rackId === '') return bad("RackId can't be empty.");
+    if (req.memberEpoch === 0) {
+      if (req.rebalanceTimeoutMs === -1)
+        return bad('RebalanceTimeoutMs must be provided in first request.');
+      if (req.topicPartitions === null || req.topicPartitions.length > 0) {
+        return bad('TopicPartitions must be empty when (re-)joining.');
+      }
+      if (req.subscribedTopicNames === null && req.subscribedTopicRegex === null) {
+        return bad('SubscribedTopicNames or SubscribedTopicRegex must be set in first request.');
+      }
+    } else if (req.memberEpoch === STATIC_LEAVE_EPOCH) {
+      if (req.memberId === '') return bad("MemberId can't be empty.");
+      if (req.instanceId === null) return bad("InstanceId can't be null.");
+    } else if (req.memberEpoch < STATIC_LEAVE_EPOCH) {
+      return bad(`MemberEpoch ${req.memberEpoch} is invalid.`);
+    } else if (req.memberId === '') {
+      return bad("MemberId can't be empty.");
+    }
+    if (req.serverAssignor !== null && !assignorNamed(req.serverAssignor)) {
+      return failure(
+        'UNSUPPORTED_ASSIGNOR',
+        `ServerAssignor ${req.serverAssignor} is not supported. Supported assignors: ${ASSIGNORS.map((a) => a.name).join(', ')}.`,
+      );
+    }
+    if (req.subscribedTopicRegex !== null && req.subscribedTopicRegex !== '') {
+      const compiled = compileTopicRegex(req.subscribedTopicRegex);
+      if (!compiled.ok) {
+        return failure(
+          'INVALID_REGULAR_EXPRESSION',
+          `SubscribedTopicRegex \`${req.subscribedTopicRegex}\` is not a valid regular expression: ${compiled.reason}.`,
+        );
+      }
+    }
+    return null;
+  }
+
+  private memberFor(
+    group: ConsumerGroup,
+    req: HeartbeatRequest,
+  ): { member: ConsumerMember; joined: boolean } | HeartbeatResult {
+    if (req.instanceId !== null) {
+      const heldBy = group.staticMembers.get(req.instanceId);
+      const holder = heldBy === undefined ? undefined : group.members.get(heldBy);
+      if (req.memberEpoch === 0) {
+        if (holder && holder.memberId === req.memberId) return this.rejoin(group, holder);
+        const member = this.newMember(req);
+        if (!holder) {
+          group.addMember(member);
+          return { member, joined: true };
+        }
+        if (holder.memberEpoch !== STATIC_LEAVE_EPOCH) {
+          return failure(
+            'UNRELEASED_INSTANCE_ID',
+            `Static member ${holder.memberId} with instance id ${req.instanceId} is not released yet.`,
+          );
+        }
+        // Same subscription as its predecessor unless the request changes it.
+        member.subscribedTopicNames = holder.subscribedTopicNames;
+        member.subscribedTopicRegex = holder.subscribedTopicRegex;
+        member.serverAssignor = holder.serverAssignor;
+        group.replaceStaticMember(holder, member);
+        return { member, joined: false };
+      }
+      if (!holder) return failure('UNKNOWN_MEMBER_ID', `Instance id ${req.instanceId} is unknown.`);
+      if (holder.memberId !== req.memberId) {
+        return failure(
+          'FENCED_INSTANCE_ID',
+          `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${holder.memberId}.`,
+        );
+      }
+      return { member: holder, joined: false };
+    }
+    const existing = req.memberId === '' ? undefined : group.members.get(req.memberId);
+    if (req.memberEpoch === 0) {
+      if (existing) return this.rejoin(group, existing);
+      const member = this.newMember(req);
+      group.addMember(member);
+      return { member, joined: true };
+    }
+    if (!existing) {
+      return failure(
+        'UNKNOWN_MEMBER_ID',
+        `Member ${req.memberId} is not a member of group ${req.groupId}.`,
+      );
+    }
+    return { member: existing, joined: false };
+  }
+
+  /** Epoch 0 from a known member (fenced, it rejoins with its id): it owns nothing now. */
+  private rejoin(
+    group: ConsumerGroup,
+    member: ConsumerMember,
+  ): { member: ConsumerMember; joined: boolean } {
+    member.cancelRebalance?.();
+    member.cancelRebalance = undefined;
+    group.setReconciled(member, {
+      state: 'STABLE',
+      memberEpoch: 0,
+      assigned: emptyAssignment(),
+      pendingRevocation: emptyAssignment(),
+    });
+    return { member, joined: false };
+  }
+
+  private newMember(req: HeartbeatRequest): ConsumerMember {
+    return {
+      // Before KIP-1082 the coordinator names members; later clients name themselves.
+      memberId: req.memberId === '' ? randomUUID() : req.memberId,
+      instanceId: req.instanceId,
+      rackId: req.rackId,
+      clientId: req.clientId,
+      clientHost: req.clientHost,
+      rebalanceTimeoutMs: req.rebalanceTimeoutMs,
+      subscribedTopicNames: [],
+      subscribedTopicRegex: null,
+      serverAssignor: null,
+      state: 'STABLE',
+      memberEpoch: 0,
+      previousMemberEpoch: -1,
+      assigned: emptyAssignment(),
+      pendingRevocation: emptyAssignment(),
+    };
+  }
+
+  /** Kafka's throwIfMemberEpochIsInvalid. */
+  private checkEpoch(
+    member: ConsumerMember,
+    received: number,
+    owned: Assignment | null,
+  ): HeartbeatResult | null {
+    if (received > member.memberEpoch) {
+      return failure(
+        'FENCED_MEMBER_EPOCH',
+        `The consumer group member has a greater member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+      );
+    }
+    if (received < member.memberEpoch) {
+      const lostAnswer =
+        received === member.previousMemberEpoch &&
+        owned !== null &&
+        isSubset(owned, member.assigned);
+      if (!lostAnswer) {
+        return failure(
+          'FENCED_MEMBER_EPOCH',
+          `The consumer group member has a smaller member epoch (${received}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+        );
+      }
+    }
+    return null;
+  }
+
+  /** Applies the request's changed fields; true when the subscription changed. */
+  private updateMember(member: ConsumerMember, req: HeartbeatRequest): boolean {
+    let changed = false;
+    if (req.rackId !== null) member.rackId = req.rackId;
+    if (req.rebalanceTimeoutMs !== -1) member.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
+    member.clientId = req.clientId;
+    member.clientHost = req.clientHost;
+    if (req.subscribedTopicNames !== null) {
+      const names = [...new Set(req.subscribedTopicNames)].sort();
+      if (names.join('\0') !== member.subscribedTopicNames.join('\0')) changed = true;
+      member.subscribedTopicNames = names;
+    }
+    if (req.subscribedTopicRegex !== null) {
+      const regex = req.subscribedTopicRegex === '' ? null : req.subscribedTopicRegex;
+      if (regex !== member.subscribedTopicRegex) changed = true;
+      member.subscribedTopicRegex = regex;
+    }
+    if (req.serverAssignor !== null && req.serverAssignor !== member.serverAssignor) {
+      member.serverAssignor = req.serverAssignor;
+      changed = true;
+    }
+    return changed;
+  }
+
+  /** The topic names a member subscribes to: its names and its regex's matches. */
+  private subscribedNames(member: ConsumerMember, topics: readonly TopicImage[]): Set<string> {
+    const names = new Set(member.subscribedTopicNames);
+    if (member.subscribedTopicRegex !== null) {
+      const compiled = compileTopicRegex(member.subscribedTopicRegex);
+      if (compiled.ok) {
+        for (const n of matchingTopics(
+          compiled.regex,
+          topics.map((t) => t.name),
+        ))
+          names.add(n);
+      }
+    }
+    return names;
+  }
+
+  /** Subscribed topics with their ids and partition counts, to see metadata changes. */
+  private subscribedImage(group: ConsumerGroup, topics: readonly TopicImage[]): string {
+    const wanted = new Set<string>();
+    for (const m of group.members.values())
+      for (const n of this.subscribedNames(m, topics)) wanted.add(n);
+    return topics
+      .filter((t) => wanted.has(t.name))
+      .map((t) => `${t.name}/${t.topicId}/${t.partitions}`)
+      .sort()
+      .join('\0');
+  }
+
+  private computeTarget(group: ConsumerGroup, topics: readonly TopicImage[]): void {
+    const byName = new Map(topics.map((t) => [t.name, t]));
+    const members: AssignorMember[] = [...group.members.values()].map((m) => {
+      const ids = new Set<string>();
+      for (const n of this.subscribedNames(m, topics)) {
+        const t = byName.get(n);
+        if (t) ids.add(t.topicId);
+      }
+      return {
+        memberId: m.memberId,
+        subscribedTopicIds: ids,
+        previous: group.targetOf(m.memberId),
+      };
+    });
+    const assignor = this.groupAssignor(group);
+    const target = assignor.assign(members, new Map(topics.map((t) => [t.topicId, t.partitions])));
+    group.targetAssignment.clear();
+    for (const [memberId, a] of target) group.targetAssignment.set(memberId, a);
+    group.assignorName = assignor.name;
+    group.assignmentEpoch = group.groupEpoch;
+    this.options.logger.debug(
+      {
+        group: group.groupId,
+        epoch: group.groupEpoch,
+        assignor: assignor.name,
+        members: members.length,
+      },
+      'consumer group target assignment computed',
+    );
+  }
+
+  /** The assignor most members ask for (the first such in Kafka's order), else `uniform`. */
+  private groupAssignor(group: ConsumerGroup) {
+    const votes = new Map<string, number>();
+    for (const m of group.members.values()) {
+      if (m.serverAssignor !== null)
+        votes.set(m.serverAssignor, (votes.get(m.serverAssignor) ?? 0) + 1);
+    }
+    let best = ASSIGNORS[0]!;
+    let bestVotes = 0;
+    for (const a of ASSIGNORS) {
+      const v = votes.get(a.name) ?? 0;
+      if (v > bestVotes) {
+        best = a;
+        bestVotes = v;
+      }
+    }
+    return best;
+  }
+
+  private reconcileMember(
+    group: ConsumerGroup,
+    member: ConsumerMember,
+    owned: Assignment | null,
+  ): void {
+    const next = reconcile({
+      state: member.state,
+      memberEpoch: member.memberEpoch,
+      assigned: member.assigned,
+      pendingRevocation: member.pendingRevocation,
+      targetEpoch: group.assignmentEpoch,
+      target: group.targetOf(member.memberId),
+      owned,
+      ownedByAnother: (topicId, p) => {
+        const owner = group.ownerOf(topicId, p);
+        return owner !== undefined && owner !== member.memberId;
+      },
+    });
+    const wasRevoking = member.state === 'UNREVOKED_PARTITIONS';
+    group.setReconciled(member, next);
+    if (next.state === 'UNREVOKED_PARTITIONS' && !wasRevoking) {
+      const epoch = member.memberEpoch;
+      member.cancelRebalance?.();
+      member.cancelRebalance = this.options.timers.schedule(member.rebalanceTimeoutMs, () => {
+        member.cancelRebalance = undefined;
+        if (group.members.get(member.memberId) !== member) return;
+        if (member.state !== 'UNREVOKED_PARTITIONS' || member.memberEpoch !== epoch) return;
+        this.fence(group, member, 'did not revoke its partitions within the rebalance timeout');
+      });
+    } else if (next.state !== 'UNREVOKED_PARTITIONS') {
+      member.cancelRebalance?.();
+      member.cancelRebalance = undefined;
+    }
+  }
+
+  private scheduleSession(group: ConsumerGroup, member: ConsumerMember): void {
+    member.cancelSession?.();
+    member.cancelSession = this.options.timers.schedule(this.sessionTimeoutMs, () => {
+      member.cancelSession = undefined;
+      if (group.members.get(member.memberId) !== member) return;
+      this.fence(group, member, 'session timeout');
+    });
+  }
+
+  /** Removes a member; the group epoch moves so the others get its partitions. */
+  private fence(group: ConsumerGroup, member: ConsumerMember, reason: string): void {
+    group.removeMember(member);
+    group.groupEpoch++;
+    this.options.logger.info(
+      { group: group.groupId, member: member.memberId, reason },
+      'consumer group member removed',
+    );
+    if (group.members.size === 0) {
+      // Offsets of an empty group start ageing now (offsets.retention.minutes).
+      const offsets = this.options.classicGroups.get(group.groupId);
+      if (offsets) offsets.emptySince = this.options.clock.now();
+    }
+  }
+
+  private leave(req: HeartbeatRequest): HeartbeatResult {
+    const group = this.groups.get(req.groupId);
+    const member = group?.members.get(req.memberId);
+    if (!group || !member) {
+      return failure(
+        'UNKNOWN_MEMBER_ID',
+        `Member ${req.memberId} is not a member of group ${req.groupId}.`,
+      );
+    }
+    if (req.instanceId !== null && group.staticMembers.get(req.instanceId) !== member.memberId) {
+      return failure(
+        'FENCED_INSTANCE_ID',
+        `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by another member.`,
+      );
+    }
+    const done = (memberEpoch: number): HeartbeatResult => ({
+      error: 'NONE',
+      errorMessage: null,
+      memberId: member.memberId,
+      memberEpoch,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    });
+    if (req.memberEpoch === STATIC_LEAVE_EPOCH) {
+      // It keeps its place and partitions until its session expires or it comes back.
+      member.cancelRebalance?.();
+      member.cancelRebalance = undefined;
+      member.previousMemberEpoch = member.memberEpoch;
+      member.memberEpoch = STATIC_LEAVE_EPOCH;
+      return done(STATIC_LEAVE_EPOCH);
+    }
+    this.fence(group, member, 'left the group');
+    return done(LEAVE_EPOCH);
+  }
+
+  // ---- Offsets and describe -------------------------------------------------------------
+
+  /**
+   * Whether this commit may proceed (Kafka's ConsumerGroup.validateOffsetCommit), or
+   * undefined when the id is not a consumer group. The generation id field carries the
+   * member epoch. Members must commit with OffsetCommit v9+ (transactional ones with any
+   * TxnOffsetCommit version); a commit without member and epoch is allowed only while
+   * the group has no members.
+   */
+  offsetCommitError(req: {
+    groupId: string;
+    memberId: string;
+    generationId: number;
+    apiVersion?: number;
+    transactional?: boolean;
+  }):
+    | 'NONE'
+    | 'UNKNOWN_MEMBER_ID'
+    | 'FENCED_MEMBER_EPOCH'
+    | 'STALE_MEMBER_EPOCH'
+    | 'UNSUPPORTED_VERSION'
+    | undefined {
+    const group = this.groups.get(req.groupId);
+    if (!group) return undefined;
+    if (req.transactional && req.generationId < 0 && req.memberId === '') return 'NONE';
+    if (req.generationId < 0 && group.members.size === 0) return 'NONE';
+    const member = group.members.get(req.memberId);
+    if (!member) return 'UNKNOWN_MEMBER_ID';
+    if (!req.transactional && (req.apiVersion ?? 0) < 9) return 'UNSUPPORTED_VERSION';
+    if (req.generationId > member.memberEpoch) return 'FENCED_MEMBER_EPOCH';
+    if (req.generationId < member.memberEpoch) return 'STALE_MEMBER_EPOCH';
+    return 'NONE';
+  }
+
+  /** Topics the group's members subscribe to (OffsetDelete keeps their offsets). */
+  subscribedTopics(groupId: string, topics: readonly TopicImage[]): Set<string> {
+    const out = new Set<string>();
+    for (const m of this.groups.get(groupId)?.members.values() ?? []) {
+      for (const name of this.subscribedNames(m, topics)) out.add(name);
+    }
+    return out;
+  }
+
+  /** Offsets of groups with members do not age: they are in use. */
+  holdOffsetsOfActiveGroups(): void {
+    const now = this.options.clock.now();
+    for (const group of this.groups.values()) {
+      const offsets = this.options.classicGroups.get(group.groupId);
+      if (group.members.size > 0 && offsets) offsets.emptySince = now;
+    }
+  }
+
+  describe(groupId: string): DescribedConsumerGroup {
+    const group = this.groups.get(groupId);
+    if (!group) {
+      const classic = this.options.classicGroups.has(groupId);
+      return {
+        groupId,
+        error: 'GROUP_ID_NOT_FOUND',
+        errorMessage: classic
+          ? `Group ${groupId} is not a consumer group.`
+          : `Group ${groupId} not found.`,
+        state: 'Dead',
+        groupEpoch: -1,
+        assignmentEpoch: -1,
+        assignorName: '',
+        members: [],
+      };
+    }
+    return {
+      groupId,
+      error: 'NONE',
+      errorMessage: null,
+      state: group.state,
+      groupEpoch: group.groupEpoch,
+      assignmentEpoch: group.assignmentEpoch,
+      assignorName: group.assignorName,
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        instanceId: m.instanceId,
+        rackId: m.rackId,
+        memberEpoch: m.memberEpoch,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        subscribedTopicNames: m.subscribedTopicNames,
+        subscribedTopicRegex: m.subscribedTopicRegex,
+        assignment: m.assigned,
+        targetAssignment: group.targetOf(m.memberId),
+      })),
+    };
+  }
+
+  /** Stops every member's timers; the coordinator takes no more heartbeats. */
+  close(): void {
+    this.closed = true;
+    for (const group of this.groups.values()) {
+      for (const m of group.members.values()) {
+        m.cancelSession?.();
+        m.cancelRebalance?.();
+      }
+    }
+  }
+}
