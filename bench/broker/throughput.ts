@@ -1,13 +1,15 @@
 /**
- * Broker produce and consume throughput with kcat (librdkafka) and kafkajs, for
- * 100-byte and 1 KiB records, next to two limits measured in the same run: appending
+ * Broker produce and consume throughput with kcat (librdkafka), kafkajs and
+ * @platformatic/kafka, for 100-byte and 1 KiB records, next to two limits measured
+ * in the same run: appending
  * the same bytes to a file from Node (what the log does underneath) and copying them
  * over a loopback TCP connection between two Node sockets (what the server does).
  *
  * The broker runs on its own worker thread (startBrokerThread), as in a worker
  * process; kcat runs as a child process; kafkajs runs on this thread. Each workload
  * produces into a fresh topic, then consumes it from the beginning (kafkajs as a
- * consumer group of one).
+ * consumer group of one; @platformatic/kafka as a group of one reading from the
+ * earliest offset, counted from its first record as kafkajs is).
  *
  * The topic's high watermark is checked after kcat's produce, and kcat -e consumes
  * up to it, so a fast number is never a short run.
@@ -20,6 +22,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } fr
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Consumer, ProduceAcks, Producer } from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { startBrokerThread } from '../../src/broker/broker-thread.ts';
 
@@ -98,6 +101,66 @@ function loopbackMs(total: number): Promise<number> {
       client.on('error', () => {});
     });
   });
+}
+
+/**
+ * @platformatic/kafka: `n` records in sends of 1000, up to 8 in flight (as kafkajs
+ * above), acks=1; then a consumer group of one from the earliest offset.
+ */
+async function platformatic(
+  bootstrap: string,
+  topic: string,
+  size: number,
+  n: number,
+  checkProduced: () => Promise<void>,
+) {
+  const options = { clientId: 'bench-platformatic', bootstrapBrokers: [bootstrap] };
+  const producer = new Producer({ ...options, acks: ProduceAcks.LEADER });
+  const value = Buffer.alloc(size, 'v');
+  const messages = Array.from({ length: 1000 }, () => ({ topic, value }));
+  const start = performance.now();
+  try {
+    const inFlight = new Set<Promise<unknown>>();
+    for (let sent = 0; sent < n; sent += messages.length) {
+      const batch = sent + messages.length <= n ? messages : messages.slice(0, n - sent);
+      const p = producer.send({ messages: batch }).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      if (inFlight.size >= 8) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+    report(`platformatic_produce_${size}b`, n, n * size, performance.now() - start);
+  } finally {
+    await producer.close();
+  }
+  await checkProduced();
+  const consumer = new Consumer({ ...options, groupId: `bench-platformatic-${size}` });
+  try {
+    const stream = await consumer.consume({
+      topics: [topic],
+      mode: 'earliest',
+      autocommit: false,
+      maxBytes: 16 << 20,
+      maxWaitTime: 50,
+    });
+    let consumed = 0;
+    let consumeStart = 0;
+    await new Promise<void>((resolve, reject) => {
+      stream.on('error', reject);
+      stream.on('data', () => {
+        if (consumeStart === 0) consumeStart = performance.now();
+        if (++consumed === n) resolve();
+      });
+    });
+    report(
+      `platformatic_consume_${size}b`,
+      consumed,
+      consumed * size,
+      performance.now() - consumeStart,
+    );
+    await stream.close();
+  } finally {
+    await consumer.close(true);
+  }
 }
 
 async function main(): Promise<void> {
@@ -211,6 +274,14 @@ async function main(): Promise<void> {
         performance.now() - consumeStart,
       );
       await consumer.disconnect();
+
+      const ptopic = `platformatic-${size}`;
+      await admin.createTopics({ topics: [{ topic: ptopic }] });
+      await platformatic(bootstrap, ptopic, size, n, async () => {
+        const produced = (await admin.fetchTopicOffsets(ptopic))[0]!.high;
+        if (produced !== String(n))
+          throw new Error(`@platformatic/kafka produced ${produced} records of ${n}`);
+      });
     }
   } finally {
     await admin.disconnect();

@@ -126,8 +126,9 @@ export function effectiveTopicConfigs(
     const override = overrides[def.name];
     if (override !== undefined)
       synonyms.push({ name: def.name, value: override, source: SOURCE_TOPIC });
-    const brokerKey = brokerKeyForTopicKey.get(def.name)!;
-    const brokerValue = brokerConfig[brokerKey];
+    // Keys with no broker synonym (remote.storage.enable, ...) name themselves as the default.
+    const brokerKey = brokerKeyForTopicKey.get(def.name) ?? def.name;
+    const brokerValue = brokerKeyForTopicKey.has(def.name) ? brokerConfig[brokerKey] : undefined;
     const brokerSet =
       brokerValue !== undefined && configText(brokerValue) !== configText(def.default);
     if (brokerSet)

@@ -6,8 +6,12 @@
  * acks=0 sends no response at all; acks=1 and acks=-1 are answered once
  * PartitionLog.append resolves, that is once the topic's flush policy
  * (flush.messages, 1 = fsync every append) says the batch may be acknowledged — on a
- * single node with no followers the two mean the same. Other acks values:
- * INVALID_REQUIRED_ACKS.
+ * single node with no followers the two mean the same, save that acks=-1 on a topic
+ * whose min.insync.replicas is above 1 (the one replica) is NOT_ENOUGH_REPLICAS, as
+ * Kafka answers it, before anything is appended. Other acks values:
+ * INVALID_REQUIRED_ACKS. A partition whose append cannot be written (a full disk)
+ * answers KAFKA_STORAGE_ERROR, which clients retry; the others in the request are
+ * answered as usual and the connection stays open.
  *
  * Idempotent producers (batches with a producer id): each batch is checked against
  * the partition's ProducerState before it is appended. A duplicate of one of the
@@ -69,7 +73,7 @@ export const handleProduce: RequestHandler<BrokerServices> = async (body, _conte
     for (const p of topic.partitionData as Message[]) {
       answers.push(
         validAcks
-          ? appendPartition(services, body.transactionalId, topic.name, p.index, p.records)
+          ? appendPartition(services, body.transactionalId, acks, topic.name, p.index, p.records)
           : Promise.resolve(
               failure(p.index, ErrorCode.INVALID_REQUIRED_ACKS, `acks=${acks} is not 0, 1 or -1`),
             ),
@@ -130,6 +134,7 @@ function failure(
 function appendPartition(
   services: BrokerServices,
   transactionalId: string | null,
+  acks: number,
   topic: string,
   partition: number,
   records: Buffer | null,
@@ -143,6 +148,17 @@ function appendPartition(
         failure(partition, ErrorCode[e.kafkaError], e.message, -1, e.recordErrors),
       );
     throw e;
+  }
+  // This node is every partition's only replica: its ISR is 1, as Kafka checks acks=all.
+  if (acks === -1 && log.config.minInsyncReplicas > 1) {
+    return Promise.resolve(
+      failure(
+        partition,
+        ErrorCode.NOT_ENOUGH_REPLICAS,
+        `The size of the current ISR : 1 is insufficient to satisfy the min.isr requirement of ${log.config.minInsyncReplicas} for partition ${topic}-${partition}`,
+        log.logStartOffset,
+      ),
+    );
   }
   if (records === null || records.length === 0) {
     return Promise.resolve(

@@ -6,11 +6,14 @@
  * within max.message.bytes, at least one record, lastOffsetDelta = recordCount - 1
  * (what every producer writes; offsets are assigned from it). On compacted topics the
  * records are decoded (decompressing if needed) because every record must have a
- * key: that is the only case in which the broker looks inside a batch on append.
+ * key, and on CreateTime topics with a message.timestamp.before/after.max.ms bound
+ * because every record's timestamp must lie within it: the only cases in which the
+ * broker looks inside a batch on append.
  *
  * Failures are LogErrors with the Kafka error a Produce response carries:
  * CORRUPT_MESSAGE (bad framing or CRC), MESSAGE_TOO_LARGE (one batch too big),
- * RECORD_LIST_TOO_LARGE (the request bigger than a segment), INVALID_RECORD.
+ * RECORD_LIST_TOO_LARGE (the request bigger than a segment), INVALID_RECORD,
+ * INVALID_TIMESTAMP; the last two name each refused record (record_errors).
  */
 import {
   ATTR_CONTROL,
@@ -24,6 +27,7 @@ import {
 } from '../../protocol/record-batch.ts';
 import { LogError, type RecordError } from './errors.ts';
 import type { AppendedBatch } from './segment.ts';
+import { NEVER } from './topic-config.ts';
 
 export interface ValidationLimits {
   maxMessageBytes: number;
@@ -31,6 +35,25 @@ export interface ValidationLimits {
   compacted: boolean;
   /** `<topic>-<partition>`, for record errors' messages. */
   topicPartition?: string;
+  /**
+   * CreateTime topics with a timestamp bound: every record's timestamp must lie in
+   * [now - beforeMaxMs, now + afterMaxMs], as Kafka's LogValidator checks it.
+   */
+  timestamps?: { now: number; beforeMaxMs: number; afterMaxMs: number };
+}
+
+/** A record's timestamp when the producer gave none (Kafka's RecordBatch.NO_TIMESTAMP). */
+const NO_TIMESTAMP = -1;
+
+/** The timestamp bounds to check, or undefined when the topic has none (or is LogAppendTime). */
+export function timestampBounds(
+  config: { logAppendTime: boolean; timestampBeforeMaxMs: number; timestampAfterMaxMs: number },
+  now: number,
+): ValidationLimits['timestamps'] {
+  if (config.logAppendTime) return undefined;
+  if (config.timestampBeforeMaxMs === NEVER && config.timestampAfterMaxMs === NEVER)
+    return undefined;
+  return { now, beforeMaxMs: config.timestampBeforeMaxMs, afterMaxMs: config.timestampAfterMaxMs };
 }
 
 export interface ValidatedAppend {
@@ -72,6 +95,9 @@ export function validateBatches(buf: Buffer, limits: ValidationLimits): Validate
     if (limits.compacted && (batchAttributes(buf, pos) & ATTR_CONTROL) === 0) {
       requireKeys(buf, pos, limits.topicPartition ?? '');
     }
+    if (limits.timestamps !== undefined && (batchAttributes(buf, pos) & ATTR_CONTROL) === 0) {
+      requireTimestampsWithin(buf, pos, limits.timestamps);
+    }
     batches.push({
       position: pos,
       size,
@@ -91,15 +117,8 @@ export function validateBatches(buf: Buffer, limits: ValidationLimits): Validate
  * LogValidator reports them; the batch is refused whole, as Kafka refuses it.
  */
 function requireKeys(buf: Buffer, pos: number, topicPartition: string): void {
-  let records: ReturnType<typeof decodeRecords>;
-  try {
-    records = decodeRecords(buf, pos);
-  } catch (e) {
-    if (e instanceof CorruptRecordError) throw new LogError('CORRUPT_MESSAGE', e.message);
-    throw e;
-  }
   const errors: RecordError[] = [];
-  records.forEach((r, batchIndex) => {
+  decodeOrCorrupt(buf, pos).forEach((r, batchIndex) => {
     if (r.key === null) {
       errors.push({
         batchIndex,
@@ -107,13 +126,54 @@ function requireKeys(buf: Buffer, pos: number, topicPartition: string): void {
       });
     }
   });
+  refuseRecords('INVALID_RECORD', errors);
+}
+
+/**
+ * Every record's CreateTime within the topic's bounds (records without a timestamp,
+ * -1, pass), else INVALID_TIMESTAMP naming each record outside, in Kafka's words.
+ */
+function requireTimestampsWithin(
+  buf: Buffer,
+  pos: number,
+  bounds: NonNullable<ValidationLimits['timestamps']>,
+): void {
+  const earliest = bounds.now - bounds.beforeMaxMs;
+  const latest = bounds.now + bounds.afterMaxMs;
+  const errors: RecordError[] = [];
+  decodeOrCorrupt(buf, pos).forEach((r, batchIndex) => {
+    if (r.timestamp === NO_TIMESTAMP) return;
+    if (r.timestamp < earliest || r.timestamp > latest) {
+      errors.push({
+        batchIndex,
+        message: `Timestamp ${r.timestamp} of message with offset ${r.offset} is out of range. The timestamp should be within [${earliest}, ${latest}]`,
+      });
+    }
+  });
+  refuseRecords('INVALID_TIMESTAMP', errors);
+}
+
+function decodeOrCorrupt(buf: Buffer, pos: number): ReturnType<typeof decodeRecords> {
+  try {
+    return decodeRecords(buf, pos);
+  } catch (e) {
+    if (e instanceof CorruptRecordError) throw new LogError('CORRUPT_MESSAGE', e.message);
+    throw e;
+  }
+}
+
+/** The batch is refused whole, naming its records, as Kafka's processRecordErrors words it. */
+function refuseRecords(
+  kafkaError: 'INVALID_RECORD' | 'INVALID_TIMESTAMP',
+  errors: RecordError[],
+): void {
   if (errors.length === 0) return;
   const shown = errors
     .slice(0, 3)
     .map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`)
     .join(', ');
   throw new LogError(
-    'INVALID_RECORD',
+    kafkaError,
     `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`,
     errors,
   );

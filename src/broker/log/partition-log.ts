@@ -15,7 +15,9 @@
  * accumulated (1 = every append), after an fsync. Concurrent appends that need an
  * fsync share one (group commit, group-commit.ts). `flush.ms` is driven by the
  * scheduler through `flushIfDue`. After a crash, recovery keeps every fsynced byte
- * and truncates the rest at the first bad batch.
+ * and truncates the rest at the first bad batch. A write or fsync that fails (a full
+ * disk) is answered KAFKA_STORAGE_ERROR; a failed write is cut back first, and the
+ * partition keeps serving reads and taking appends (appendFailed says why).
  *
  * Concurrency contract: every method runs on the broker thread and all file I/O is
  * synchronous except fsync, so a read, an append, a retention pass and a cleaner swap
@@ -45,9 +47,9 @@ import {
 } from '../../protocol/record-batch.ts';
 import type { Clock } from '../../util/clock.ts';
 import { getLogger, type Logger } from '../../util/logger.ts';
-import { validateBatches } from './append-validator.ts';
+import { timestampBounds, validateBatches } from './append-validator.ts';
 import { fsyncDir } from './atomic-file.ts';
-import { LogError } from './errors.ts';
+import { isIoError, LogError, storageError } from './errors.ts';
 import { GroupCommit } from './group-commit.ts';
 import {
   checkpointText,
@@ -117,6 +119,8 @@ export class PartitionLog {
   private readonly groupCommit = new GroupCommit(() => this.flushRound());
   private waiters: { afterOffset: number; resolve: () => void }[] = [];
   private closed = false;
+  /** When appends started failing with storage errors; undefined while they succeed. */
+  private failingSince: number | undefined;
 
   private constructor(
     options: PartitionLogOptions,
@@ -207,8 +211,9 @@ export class PartitionLog {
    * Validates, assigns offsets to, and appends the batches in `batches` (the Produce
    * request's records, mutated in place: base offsets and, on LogAppendTime topics,
    * timestamps and CRCs). Resolves once the flush policy allows acknowledging it.
-   * Throws LogError (see append-validator.ts) without writing anything when any
-   * batch is invalid.
+   * Rejects with LogError (see append-validator.ts) without writing anything when any
+   * batch is invalid, and with KAFKA_STORAGE_ERROR, leaving the log as it was, when
+   * the write fails (appendFailed).
    */
   append(batches: Buffer): Promise<AppendResult> {
     try {
@@ -222,13 +227,14 @@ export class PartitionLog {
     if (this.closed)
       throw new LogError('NOT_LEADER_OR_FOLLOWER', `log ${this.topic}-${this.partition} is closed`);
     const config = this.config;
+    const now = this.clock.now();
     const validated = validateBatches(buf, {
       maxMessageBytes: config.maxMessageBytes,
       segmentBytes: config.segmentBytes,
       compacted: config.cleanupPolicy.compact,
       topicPartition: `${this.topic}-${this.partition}`,
+      timestamps: timestampBounds(config, now),
     });
-    const now = this.clock.now();
     const baseOffset = this.endOffset;
     let next = baseOffset;
     for (const b of validated.batches) {
@@ -244,10 +250,15 @@ export class PartitionLog {
       next = b.lastOffset + 1;
     }
     const lastOffset = next - 1;
-    this.maybeRoll(buf.length, lastOffset, now);
+    try {
+      this.maybeRoll(buf.length, lastOffset, now);
+      if (validated.batches.length > 0) this.activeSegment.append(buf, validated.batches, now);
+    } catch (e) {
+      throw this.appendFailed(e);
+    }
+    this.appendsResumed();
     const active = this.activeSegment;
     if (validated.batches.length > 0) {
-      active.append(buf, validated.batches, now);
       this.dirty.add(active);
       this.endOffset = next;
       this.unflushedMessages += validated.recordCount;
@@ -264,6 +275,37 @@ export class PartitionLog {
       return this.flush().then(() => result);
     }
     return Promise.resolve(result);
+  }
+
+  /**
+   * An append that could not be written (disk full, I/O error): the segment cut its
+   * torn bytes and no offset was given out, so the partition stays as it was and
+   * takes the next append. Kafka instead takes the whole log dir offline until a
+   * restart (LogDirFailureChannel), because another replica can lead meanwhile; a
+   * single node has no other replica, so refusing only the appends that fail lets
+   * producers resume by themselves once space returns, and keeps reads served. The
+   * first failure is logged as an error, later ones only at debug (one line per
+   * produce on a full disk would fill the logs too), and the recovery once.
+   */
+  private appendFailed(e: unknown): unknown {
+    if (!isIoError(e)) return e;
+    const where = `append to ${this.topic}-${this.partition}`;
+    if (this.failingSince === undefined) {
+      this.failingSince = this.clock.now();
+      this.logger.error({ err: e, dir: this.dir }, `${where} failed; refusing appends that fail`);
+    } else {
+      this.logger.debug({ code: e.code }, `${where} failed again`);
+    }
+    return storageError(where, e);
+  }
+
+  private appendsResumed(): void {
+    if (this.failingSince === undefined) return;
+    this.logger.info(
+      { failedForMs: this.clock.now() - this.failingSince },
+      'appends succeed again after storage errors',
+    );
+    this.failingSince = undefined;
   }
 
   private maybeRoll(incomingBytes: number, lastOffset: number, now: number): void {

@@ -346,12 +346,22 @@ export class LogSegment {
     this.txnIndex.truncateTo(nextOffset);
   }
 
-  /** Writes batches already validated and offset-stamped, in one write(2). */
+  /**
+   * Writes batches already validated and offset-stamped, in one write(2). When a write
+   * fails (ENOSPC after a short write, EIO) the file is cut back to `size` before the
+   * error is rethrown, and nothing else changed: no torn batch is left for recovery, a
+   * reader or the next append (which may be shorter) to find.
+   */
   append(buf: Buffer, batches: AppendedBatch[], now: number): void {
     const startPosition = this.size;
     let written = 0;
-    while (written < buf.length) {
-      written += writeSync(this.fd, buf, written, buf.length - written, startPosition + written);
+    try {
+      while (written < buf.length) {
+        written += writeSync(this.fd, buf, written, buf.length - written, startPosition + written);
+      }
+    } catch (e) {
+      if (written > 0) this.cutFailedAppend(startPosition);
+      throw e;
     }
     for (const b of batches) {
       this.indexBatch(
@@ -572,6 +582,19 @@ export class LogSegment {
           readInt64(this.window, at) + this.window.readInt32BE(at + LAST_OFFSET_DELTA);
       }
       pos += LOG_OVERHEAD + this.window.readInt32BE(at + BATCH_LENGTH);
+    }
+  }
+
+  /**
+   * Best effort: ftruncate needs no free space, so on a full disk it succeeds. If it
+   * fails too (a dead device), the torn bytes past `size` are never read (readers stop
+   * at `size`) and recovery cuts them by CRC after a restart.
+   */
+  private cutFailedAppend(position: number): void {
+    try {
+      ftruncateSync(this.fd, position);
+    } catch {
+      // The append's own error is the one to report.
     }
   }
 

@@ -6,6 +6,12 @@
  * one source for both: the broker's config definitions include `brokerLogDefaultDefs`,
  * CreateTopics/AlterConfigs validate against `topicConfigDefs`, and DescribeConfigs
  * reports where a value came from.
+ *
+ * Every topic config Kafka 3.x/4.0 defines is here. Each is honoured, or has no meaning
+ * on one node and says so in its doc (unclean.leader.election.enable, the replication
+ * throttles, message.format.version as Kafka 3.x ignores it), or takes only the value
+ * this broker serves and refuses the others by name (compression.type other than
+ * producer, preallocate, segment.jitter.ms, tiered storage's keys).
  */
 import {
   type AnyConfigDef,
@@ -21,9 +27,36 @@ export const NEVER = Number.MAX_SAFE_INTEGER;
 
 interface TopicConfigEntry {
   def: AnyConfigDef;
-  /** The broker-level key that supplies the default. */
-  brokerKey: string;
+  /** The broker-level key that supplies the default; none for keys Kafka has no broker synonym for. */
+  brokerKey?: string;
 }
+
+/**
+ * Refuses every value but `allowed`: for keys Kafka defines whose other values need
+ * what a single node without tiered storage does not have. The text says what to do.
+ */
+function only<T>(allowed: T, instead: string) {
+  return (v: T, key: string): string | undefined =>
+    v === allowed ? undefined : `not supported: ${key}=${String(v)}; ${instead}`;
+}
+
+const NO_TIERED_STORAGE =
+  'this broker has no tiered storage: every segment stays in its local log, kept by retention.ms and retention.bytes';
+
+/** Kafka's ThrottledReplicaListValidator: `*`, or `partition:brokerId` entries. */
+const throttledReplicas = (v: string[]): string | undefined => {
+  if (v.length === 1 && v[0] === '*') return undefined;
+  const bad = v.filter((e) => !/^\d+:\d+$/.test(e));
+  return bad.length === 0
+    ? undefined
+    : `must be the literal '*' or a list of replicas in the form partitionId:brokerId (got ${bad.join(', ')})`;
+};
+
+/** A Kafka release as message.format.version takes it: 0.8.0 ... 3.9, with an -IVn suffix. */
+const kafkaVersion = (v: string): string | undefined =>
+  /^[0-3]\.\d+(\.\d+)?(-IV\d+)?$/.test(v)
+    ? undefined
+    : `must be a Kafka version such as 2.8 or 3.0-IV1`;
 
 const entries: TopicConfigEntry[] = [
   {
@@ -186,20 +219,212 @@ const entries: TopicConfigEntry[] = [
       doc: "How long a deleted segment's files stay on disk for readers still using them.",
     }),
   },
+  {
+    brokerKey: 'log.message.timestamp.before.max.ms',
+    def: define<number>({
+      name: 'message.timestamp.before.max.ms',
+      type: 'long',
+      default: NEVER,
+      validator: atLeast(0),
+      doc: 'CreateTime topics refuse records whose timestamp is more than this far in the past (INVALID_TIMESTAMP).',
+    }),
+  },
+  {
+    brokerKey: 'log.message.timestamp.after.max.ms',
+    def: define<number>({
+      name: 'message.timestamp.after.max.ms',
+      type: 'long',
+      default: NEVER,
+      validator: atLeast(0),
+      doc: 'CreateTime topics refuse records whose timestamp is more than this far in the future (INVALID_TIMESTAMP).',
+    }),
+  },
+  {
+    brokerKey: 'log.message.timestamp.difference.max.ms',
+    def: define<number>({
+      name: 'message.timestamp.difference.max.ms',
+      type: 'long',
+      default: NEVER,
+      validator: atLeast(0),
+      doc: 'Deprecated (Kafka 3.6): the bound before.max.ms and after.max.ms take when they are not set.',
+    }),
+  },
+  {
+    brokerKey: 'compression.type',
+    def: define<string>({
+      name: 'compression.type',
+      type: 'string',
+      default: 'producer',
+      validator: (v, key) =>
+        oneOf('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer')(v, key) ??
+        only(
+          'producer',
+          'batches are stored as the producer compressed them: set compression.type on the producer instead',
+        )(v, key),
+      doc: '"producer" keeps each batch as the producer compressed it (the only value served: the broker does not recompress).',
+    }),
+  },
+  {
+    brokerKey: 'compression.gzip.level',
+    def: define<number>({
+      name: 'compression.gzip.level',
+      type: 'int',
+      default: -1,
+      validator: (v) =>
+        v === -1 || (v >= 1 && v <= 9)
+          ? undefined
+          : 'must be -1 (the default level) or between 1 and 9',
+      doc: 'gzip level for compression.type=gzip (KIP-390); with "producer", as in Kafka, it has no effect.',
+    }),
+  },
+  {
+    brokerKey: 'compression.lz4.level',
+    def: define<number>({
+      name: 'compression.lz4.level',
+      type: 'int',
+      default: 9,
+      validator: between(1, 17),
+      doc: 'lz4 level for compression.type=lz4 (KIP-390); with "producer", as in Kafka, it has no effect.',
+    }),
+  },
+  {
+    brokerKey: 'compression.zstd.level',
+    def: define<number>({
+      name: 'compression.zstd.level',
+      type: 'int',
+      default: 3,
+      validator: between(-131072, 22),
+      doc: 'zstd level for compression.type=zstd (KIP-390); with "producer", as in Kafka, it has no effect.',
+    }),
+  },
+  {
+    brokerKey: 'min.insync.replicas',
+    def: define<number>({
+      name: 'min.insync.replicas',
+      type: 'int',
+      default: 1,
+      validator: atLeast(1),
+      doc: 'Replicas that must have an acks=all produce; this node is the one replica, so above 1 acks=all is NOT_ENOUGH_REPLICAS.',
+    }),
+  },
+  {
+    brokerKey: 'unclean.leader.election.enable',
+    def: define<boolean>({
+      name: 'unclean.leader.election.enable',
+      type: 'boolean',
+      default: false,
+      doc: 'Whether an out-of-sync replica may become leader; this node is the only replica, so there is never an election.',
+    }),
+  },
+  {
+    brokerKey: 'log.roll.jitter.ms',
+    def: define<number>({
+      name: 'segment.jitter.ms',
+      type: 'long',
+      default: 0,
+      validator: (v, key) =>
+        atLeast(0)(v, key) ??
+        only(0, 'segments roll exactly at segment.ms here; shorten segment.ms instead')(v, key),
+      doc: 'Random time taken off segment.ms per segment in Kafka; only 0 is served (segments roll at segment.ms).',
+    }),
+  },
+  {
+    brokerKey: 'log.preallocate',
+    def: define<boolean>({
+      name: 'preallocate',
+      type: 'boolean',
+      default: false,
+      validator: only(false, 'segment files grow as they are written here; leave it false'),
+      doc: 'Preallocating segment files is not served: only false.',
+    }),
+  },
+  {
+    brokerKey: 'log.message.format.version',
+    def: define<string>({
+      name: 'message.format.version',
+      type: 'string',
+      default: '3.0-IV1',
+      validator: kafkaVersion,
+      doc: 'Deprecated: accepted and ignored, as Kafka 3.x does with inter.broker.protocol.version 3.0+; batches are always format v2.',
+    }),
+  },
+  {
+    def: define<string[]>({
+      name: 'leader.replication.throttled.replicas',
+      type: 'list',
+      default: [],
+      validator: throttledReplicas,
+      doc: 'Replicas whose replication the leader throttles; a single node replicates nothing, so it has no effect.',
+    }),
+  },
+  {
+    def: define<string[]>({
+      name: 'follower.replication.throttled.replicas',
+      type: 'list',
+      default: [],
+      validator: throttledReplicas,
+      doc: 'Replicas whose replication followers throttle; a single node replicates nothing, so it has no effect.',
+    }),
+  },
+  {
+    def: define<boolean>({
+      name: 'remote.storage.enable',
+      type: 'boolean',
+      default: false,
+      validator: only(false, NO_TIERED_STORAGE),
+      doc: 'Tiered storage (KIP-405) is not served: only false.',
+    }),
+  },
+  {
+    def: define<boolean>({
+      name: 'remote.log.copy.disable',
+      type: 'boolean',
+      default: false,
+      validator: only(false, NO_TIERED_STORAGE),
+      doc: 'Tiered storage (KIP-405) is not served: only false.',
+    }),
+  },
+  {
+    def: define<boolean>({
+      name: 'remote.log.delete.on.disable',
+      type: 'boolean',
+      default: false,
+      validator: only(false, NO_TIERED_STORAGE),
+      doc: 'Tiered storage (KIP-405) is not served: only false.',
+    }),
+  },
+  {
+    brokerKey: 'log.local.retention.ms',
+    def: define<number>({
+      name: 'local.retention.ms',
+      type: 'long',
+      default: -2,
+      validator: only(-2, NO_TIERED_STORAGE),
+      doc: 'Tiered storage (KIP-405) is not served: only -2 (the same as retention.ms).',
+    }),
+  },
+  {
+    brokerKey: 'log.local.retention.bytes',
+    def: define<number>({
+      name: 'local.retention.bytes',
+      type: 'long',
+      default: -2,
+      validator: only(-2, NO_TIERED_STORAGE),
+      doc: 'Tiered storage (KIP-405) is not served: only -2 (the same as retention.bytes).',
+    }),
+  },
 ];
 
 export const topicConfigDefs: readonly AnyConfigDef[] = entries.map((e) => e.def);
 
 /** The broker-level `log.*` keys: same type, default, validator and doc, other name. */
-export const brokerLogDefaultDefs: readonly AnyConfigDef[] = entries.map((e) => ({
-  ...e.def,
-  name: e.brokerKey,
-  group: 'Topic defaults',
-}));
+export const brokerLogDefaultDefs: readonly AnyConfigDef[] = entries.flatMap((e) =>
+  e.brokerKey === undefined ? [] : [{ ...e.def, name: e.brokerKey, group: 'Topic defaults' }],
+);
 
 /** topic key -> broker key supplying its default. */
 export const brokerKeyForTopicKey: ReadonlyMap<string, string> = new Map(
-  entries.map((e) => [e.def.name, e.brokerKey]),
+  entries.flatMap((e) => (e.brokerKey === undefined ? [] : [[e.def.name, e.brokerKey] as const])),
 );
 
 export interface TopicConfig {
@@ -219,6 +444,10 @@ export interface TopicConfig {
   deleteRetentionMs: number;
   minCleanableDirtyRatio: number;
   fileDeleteDelayMs: number;
+  /** CreateTime bounds on record timestamps, from now (NEVER: no bound). */
+  timestampBeforeMaxMs: number;
+  timestampAfterMaxMs: number;
+  minInsyncReplicas: number;
 }
 
 /**
@@ -231,11 +460,16 @@ export function effectiveTopicConfig(
 ): TopicConfig {
   const get = <T>(topicKey: string): T => {
     if (overrides[topicKey] !== undefined) return overrides[topicKey] as T;
-    const brokerKey = brokerKeyForTopicKey.get(topicKey)!;
-    if (brokerValues[brokerKey] !== undefined) return brokerValues[brokerKey] as T;
+    const brokerKey = brokerKeyForTopicKey.get(topicKey);
+    if (brokerKey !== undefined && brokerValues[brokerKey] !== undefined)
+      return brokerValues[brokerKey] as T;
     return entries.find((e) => e.def.name === topicKey)!.def.default as T;
   };
   const policy = get<string[]>('cleanup.policy');
+  const bound = (key: string): number => {
+    const own = get<number>(key);
+    return own !== NEVER ? own : get<number>('message.timestamp.difference.max.ms');
+  };
   return {
     cleanupPolicy: { delete: policy.includes('delete'), compact: policy.includes('compact') },
     retentionMs: get('retention.ms'),
@@ -253,5 +487,9 @@ export function effectiveTopicConfig(
     deleteRetentionMs: get('delete.retention.ms'),
     minCleanableDirtyRatio: get('min.cleanable.dirty.ratio'),
     fileDeleteDelayMs: get('file.delete.delay.ms'),
+    // Kafka 3.6+: an unset bound falls back to the deprecated difference.max.ms.
+    timestampBeforeMaxMs: bound('message.timestamp.before.max.ms'),
+    timestampAfterMaxMs: bound('message.timestamp.after.max.ms'),
+    minInsyncReplicas: get('min.insync.replicas'),
   };
 }
