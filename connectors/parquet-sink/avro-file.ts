@@ -7,7 +7,9 @@
  *              ones io.confluent.connect.avro.ConnectDefault, ConnectDefault2, ...
  *   optional   union ["null", T] with default null
  *   int8/int16 int with "connect.type": "int8" / "int16"      int32  int
- *   int64      long          float32/float64  float/double    boolean, string, bytes
+ *   int64      long, every value exact: written through a custom avsc long over
+ *              BigInt (EXACT_LONG), as avsc's own long stops at 2^53
+ *   float32/float64  float/double    boolean, string, bytes
  *   Decimal    bytes, logicalType decimal, precision from connect.decimal.precision
  *              (AvroData's default 64), scale; connect.parameters kept
  *   Date, Time, Timestamp   int date, int time-millis, long timestamp-millis
@@ -18,11 +20,12 @@
  * physical encoding (schema.ts), as Avro's logical types do.
  *
  * Refused by name (a SchemaMappingError when the schema is adopted, a record error for
- * a value): a name Avro cannot hold (only [A-Za-z_][A-Za-z0-9_]* per part), an
- * int64 value beyond 2^53 (avsc's long is a JavaScript number), and a default of a
- * bytes, struct, array or map schema. Defaults of numbers, booleans and strings become
- * the field's Avro default (an optional field's union then lists its type before
- * null, as Avro requires and AvroData does).
+ * a value): a name Avro cannot hold (only [A-Za-z_][A-Za-z0-9_]* per part), an int64
+ * value outside the int64 range, an int64 default beyond 2^53 (the schema's JSON text
+ * is written with JavaScript numbers), and a default of a bytes, struct, array or map
+ * schema. Defaults of numbers, booleans and strings become the field's Avro default
+ * (an optional field's union then lists its type before null, as Avro requires and
+ * AvroData does).
  *
  * Container layout (Avro 1.x spec): "Obj\x01", the metadata map (avro.schema,
  * avro.codec), a 16-byte sync marker, then blocks of about 64 KiB of records: record
@@ -62,7 +65,13 @@ export class AvroFileWriter {
     const mapped = new AvroMapping().map(schema, '');
     this.schemaText = JSON.stringify(mapped.avro);
     try {
-      this.type = avro.Type.forSchema(mapped.avro as avro.Schema, { wrapUnions: 'never' });
+      this.type = avro.Type.forSchema(mapped.avro as avro.Schema, {
+        wrapUnions: 'never',
+        // Every long, plain or annotated ({"type": "long", ...}): the registry alone
+        // would only catch the plain name.
+        typeHook: (s) =>
+          s === 'long' || (s as { type?: unknown }).type === 'long' ? EXACT_LONG : undefined,
+      });
     } catch (e) {
       throw new SchemaMappingError(`no Avro schema for it: ${(e as Error).message}`);
     }
@@ -117,6 +126,28 @@ export class AvroFileWriter {
 }
 
 const LONG = avro.Type.forSchema('long');
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Avro's long as BigInt values (avsc's own long stops at 2^53): written as the 8 bytes
+ * of the two's complement, little-endian, which avsc packs into the zigzag varint.
+ * fromJSON takes the schema's field defaults (numbers); toJSON is for avsc's own
+ * exports, which this file does not use.
+ */
+const EXACT_LONG = avro.types.LongType.__with({
+  fromBuffer: (b: Buffer) => b.readBigInt64LE(0),
+  toBuffer: (n: bigint) => {
+    const b = Buffer.alloc(8);
+    b.writeBigInt64LE(n);
+    return b;
+  },
+  fromJSON: (n: number | bigint) => BigInt(n),
+  toJSON: (n: bigint) => Number(n),
+  isValid: (n: unknown) => typeof n === 'bigint' && n >= INT64_MIN && n <= INT64_MAX,
+  compare: (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0),
+});
+
 /** The container header, as the spec declares it (org.apache.avro.file.Header). */
 const HEADER_TYPE = avro.Type.forSchema({
   type: 'record',
@@ -372,20 +403,17 @@ function number(required: Convert): Convert {
   };
 }
 
+/** An int64 value (a number or a BigInt) as the BigInt EXACT_LONG writes. */
 function long(required: Convert): Convert {
   return (v, path) => {
     const n = required(v, path);
-    if (typeof n === 'bigint') {
-      if (n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER)) {
-        throw new Error(
-          `${where(path)}is ${n}, beyond 2^53: AvroFormat writes int64 values up to 2^53 only`,
-        );
-      }
-      return Number(n);
-    }
-    if (typeof n !== 'number' || !Number.isInteger(n))
+    if (typeof n !== 'bigint' && !(typeof n === 'number' && Number.isInteger(n)))
       throw new Error(`${where(path)}must be an integer`);
-    return n;
+    const exact = BigInt(n);
+    if (exact < INT64_MIN || exact > INT64_MAX) {
+      throw new Error(`${where(path)}is ${exact}, outside the int64 range`);
+    }
+    return exact;
   };
 }
 
