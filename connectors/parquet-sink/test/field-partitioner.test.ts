@@ -15,7 +15,7 @@ import {
 } from '../../../src/connect/api/index.ts';
 import { createPartitioner, PartitionerError } from '../partitioner.ts';
 import { fieldNameProblem } from '../record-field-path.ts';
-import { sinkRecord, T0 } from './fixtures.ts';
+import { defaultPartitioner, sinkRecord, T0 } from './fixtures.ts';
 
 /** Confluent's StorageSinkTestBase.createSchema() with the `string` field of createNewSchema(). */
 const recordSchema = Schemas.struct([
@@ -31,15 +31,10 @@ const recordValue = { boolean: true, int: 12, long: 12, float: 12.2, double: 12.
 function field(names: string[], dirDelim = '/') {
   return createPartitioner(
     {
+      ...defaultPartitioner,
       className: 'io.confluent.connect.storage.partitioner.FieldPartitioner',
       fieldNames: names,
       dirDelim,
-      pathFormat: '',
-      durationMs: -1,
-      locale: 'en',
-      timezone: 'UTC',
-      timestampExtractor: 'Record',
-      timestampField: 'timestamp',
     },
     new ManualClock(T0),
   );

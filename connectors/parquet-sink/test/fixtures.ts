@@ -1,9 +1,19 @@
 /**
  * Records shaped like the sink's real inputs: Debezium change events for an `orders`
  * table (with schemas, as JsonConverter gives them) flattened by
- * ExtractNewRecordState, their envelopes, and schemaless JSON.
+ * ExtractNewRecordState, their envelopes, and schemaless JSON; and the runner's side
+ * of a sink task's context.
  */
-import { type Schema, Schemas, type SinkRecord } from '../../../src/connect/api/index.ts';
+import {
+  ManualClock,
+  noopPluginMetrics,
+  type Schema,
+  Schemas,
+  type SinkRecord,
+  type SinkTaskContext,
+  type TopicPartition,
+  type TopicPartitionOffset,
+} from '../../../src/connect/api/index.ts';
 import type { ParquetSinkConfig } from '../config.ts';
 import { DEFAULT_SEMANTIC_TYPES } from '../debezium-types.ts';
 
@@ -90,6 +100,18 @@ export function orderRecords(
   );
 }
 
+/** What a config without partitioner keys reads to: the DefaultPartitioner. */
+export const defaultPartitioner: ParquetSinkConfig['partitioner'] = {
+  className: 'Default',
+  fieldNames: [],
+  pathFormat: '',
+  durationMs: -1,
+  locale: 'en',
+  timezone: 'UTC',
+  timestampExtractor: 'Record',
+  timestampField: 'timestamp',
+};
+
 export function sinkConfig(
   store: ParquetSinkConfig['store'],
   over: Partial<ParquetSinkConfig> = {},
@@ -115,16 +137,32 @@ export function sinkConfig(
     storeHeaders: false,
     memoryMaxBytes: 256 * 1024 * 1024,
     ...over,
-    partitioner: {
-      className: 'Default',
-      fieldNames: [],
-      pathFormat: '',
-      durationMs: -1,
-      locale: 'en',
-      timezone: 'UTC',
-      timestampExtractor: 'Record',
-      timestampField: 'timestamp',
-      ...over.partitioner,
-    },
+    partitioner: { ...defaultPartitioner, ...over.partitioner },
+  };
+}
+
+/**
+ * The runner's side of a sink task's context at T0, recording the offsets the task
+ * asks to seek to; `over` replaces single callbacks (a test that watches timeouts).
+ */
+export function taskContext(
+  assignment: TopicPartition[],
+  over: Partial<SinkTaskContext> = {},
+): SinkTaskContext & { seeks: TopicPartitionOffset[] } {
+  const seeks: TopicPartitionOffset[] = [];
+  return {
+    seeks,
+    connectorName: 'lake',
+    taskId: 0,
+    clock: new ManualClock(T0),
+    assignment: () => assignment,
+    pause: () => undefined,
+    resume: () => undefined,
+    requestCommit: () => undefined,
+    offset: (o) => seeks.push(...o),
+    timeout: () => undefined,
+    reportTrouble: () => undefined,
+    pluginMetrics: () => noopPluginMetrics,
+    ...over,
   };
 }

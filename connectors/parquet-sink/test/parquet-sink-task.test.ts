@@ -5,11 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   loadManifests,
-  ManualClock,
-  noopPluginMetrics,
   parseConfig,
   pluginNames,
-  type SinkTaskContext,
   type TopicPartition,
   type TopicPartitionOffset,
 } from '../../../src/connect/api/index.ts';
@@ -19,29 +16,10 @@ import { parquetSinkConfigDefs, toSinkConfig, validateSinkConfig } from '../conf
 import * as entry from '../index.ts';
 import { ParquetSinkTask } from '../parquet-sink-task.ts';
 import { query, scan } from './duckdb.ts';
-import { orderRecords, T0 } from './fixtures.ts';
+import { orderRecords, taskContext } from './fixtures.ts';
 
 const ORDERS = 'shop.public.orders';
 const partitions: TopicPartition[] = [{ topic: ORDERS, partition: 0 }];
-
-/** The runner's side of the context, recording what the task asks for. */
-function context(): SinkTaskContext & { seeks: TopicPartitionOffset[] } {
-  const seeks: TopicPartitionOffset[] = [];
-  return {
-    seeks,
-    connectorName: 'lake',
-    taskId: 0,
-    clock: new ManualClock(T0),
-    assignment: () => partitions,
-    pause: () => undefined,
-    resume: () => undefined,
-    requestCommit: () => undefined,
-    offset: (o) => seeks.push(...o),
-    timeout: () => undefined,
-    reportTrouble: () => undefined,
-    pluginMetrics: () => noopPluginMetrics,
-  };
-}
 
 let dir: string;
 let s3: TestS3;
@@ -74,7 +52,7 @@ describe('ParquetSinkTask', () => {
       'parquet.codec': 'zstd',
     };
     const first = task();
-    const ctx = context();
+    const ctx = taskContext(partitions);
     await first.start(config, ctx);
     await first.open(partitions);
     expect(ctx.seeks).toEqual([]);
@@ -94,7 +72,7 @@ describe('ParquetSinkTask', () => {
     await first.stop();
 
     const second = task();
-    const ctx2 = context();
+    const ctx2 = taskContext(partitions);
     await second.start(config, ctx2);
     await second.open(partitions);
     expect(ctx2.seeks).toEqual([{ topic: ORDERS, partition: 0, offset: 100 }]);
@@ -111,18 +89,23 @@ describe('ParquetSinkTask', () => {
       'aws.secret.access.key': s3.credentials.secretAccessKey,
       's3.part.retries': '0',
     };
-    await expect(task().start({ ...base, 's3.bucket.name': 'missing' }, context())).rejects.toThrow(
+    await expect(
+      task().start({ ...base, 's3.bucket.name': 'missing' }, taskContext(partitions)),
+    ).rejects.toThrow(
       /Parquet sink cannot use s3:\/\/missing at http:\/\/127\.0\.0\.1:\d+.*NoSuchBucket/,
     );
     await expect(
-      task().start({ ...base, 's3.bucket.name': 'lake', 'aws.access.key.id': 'NOBODY' }, context()),
+      task().start(
+        { ...base, 's3.bucket.name': 'lake', 'aws.access.key.id': 'NOBODY' },
+        taskContext(partitions),
+      ),
     ).rejects.toThrow(/cannot list s3:\/\/lake: InvalidAccessKeyId: .*\(HTTP 403\)/);
     const ok = task();
-    await ok.start({ ...base, 's3.bucket.name': 'lake' }, context());
+    await ok.start({ ...base, 's3.bucket.name': 'lake' }, taskContext(partitions));
   });
 
   it('refuses configs that name no destination or a partitioner without its keys', async () => {
-    await expect(task().start({ 'flush.size': '1' }, context())).rejects.toThrow(
+    await expect(task().start({ 'flush.size': '1' }, taskContext(partitions))).rejects.toThrow(
       /s3.bucket.name: set s3.bucket.name, or store.url=file:\/\/\/path/,
     );
     const parsed = parseConfig(parquetSinkConfigDefs, {

@@ -4,21 +4,10 @@ import { parquetSinkConfigDefs, validateSinkConfig } from '../config.ts';
 import { parseTimestampText } from '../iso-date-time.ts';
 import { createPartitioner, type PartitionerSettings } from '../partitioner.ts';
 import { PathFormatter } from '../path-format.ts';
-import { sinkRecord, T0 } from './fixtures.ts';
-
-const base: PartitionerSettings = {
-  className: 'Default',
-  fieldNames: [],
-  pathFormat: '',
-  durationMs: -1,
-  locale: 'en',
-  timezone: 'UTC',
-  timestampExtractor: 'Record',
-  timestampField: 'timestamp',
-};
+import { defaultPartitioner, sinkRecord, T0 } from './fixtures.ts';
 
 function partitioner(over: Partial<PartitionerSettings>, clock = new ManualClock(T0)) {
-  return createPartitioner({ ...base, ...over }, clock);
+  return createPartitioner({ ...defaultPartitioner, ...over }, clock);
 }
 
 describe('partitioners', () => {

@@ -21,6 +21,7 @@ import type { ObjectStore } from '../object-store.ts';
 import { ParquetSinkWriter } from '../sink-writer.ts';
 import { query } from './duckdb.ts';
 import { sinkConfig, sinkRecord, T0 } from './fixtures.ts';
+import { failPutsOf, snapshot } from './stores.ts';
 
 let dir: string;
 const cleanups: Array<() => Promise<void>> = [];
@@ -240,7 +241,7 @@ describe('Parquet sink keys and headers files after a crash', () => {
     ['at the second value file, the first set durable', /\+0000000010\.snappy\.parquet$/],
   ])('a crash %s neither loses nor duplicates a record', async (_, failing) => {
     const expected = await reference();
-    const crashing = writer(over, new FailingPuts(localStore(), failing));
+    const crashing = writer(over, failPutsOf(localStore(), failing));
     await crashing.open([tp]);
     await crashing.put(records);
     await expect(crashing.flushed()).rejects.toThrow(/injected failure/);
@@ -260,45 +261,3 @@ describe('Parquet sink keys and headers files after a crash', () => {
     expect(await fileSet('0000000010')).toHaveLength(10);
   });
 });
-
-/** Every object in a store with its bytes, for byte-for-byte comparisons. */
-async function snapshot(store: ObjectStore): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const key of (await store.list('')).sort()) {
-    out.set(key, Buffer.from(await store.get(key)).toString('base64'));
-  }
-  return out;
-}
-
-/** A store that refuses every put of a key matching `failing`, as a crash there would. */
-class FailingPuts implements ObjectStore {
-  constructor(
-    private readonly inner: ObjectStore,
-    private readonly failing: RegExp,
-  ) {}
-  get description() {
-    return this.inner.description;
-  }
-  check() {
-    return this.inner.check();
-  }
-  async put(key: string, bytes: Uint8Array) {
-    if (this.failing.test(key)) throw new Error('injected failure');
-    await this.inner.put(key, bytes);
-  }
-  list(prefix: string) {
-    return this.inner.list(prefix);
-  }
-  readTail(key: string, length: number) {
-    return this.inner.readTail(key, length);
-  }
-  readMetadata(key: string) {
-    return this.inner.readMetadata(key);
-  }
-  get(key: string) {
-    return this.inner.get(key);
-  }
-  close() {
-    return this.inner.close();
-  }
-}

@@ -13,14 +13,11 @@ import { uncompressSync as snappyUncompress } from 'snappy';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ManualClock,
-  noopPluginMetrics,
   parseConfig,
   type Schema,
   Schemas,
   type SinkRecord,
-  type SinkTaskContext,
   type TopicPartition,
-  type TopicPartitionOffset,
 } from '../../../src/connect/api/index.ts';
 import { startS3, type TestS3 } from '../../../test/helpers/s3.ts';
 import { waitFor } from '../../../test/helpers/wait.ts';
@@ -28,33 +25,24 @@ import { type ParquetSinkConfig, parquetSinkConfigDefs, validateSinkConfig } fro
 import type { FormatSettings } from '../file-format.ts';
 import { javaFloat } from '../json-value.ts';
 import { LocalStore } from '../local-store.ts';
-import type { ObjectInfo, ObjectStore } from '../object-store.ts';
+import type { ObjectStore } from '../object-store.ts';
 import { ParquetSinkTask } from '../parquet-sink-task.ts';
 import { S3Store } from '../s3-store.ts';
 import { ParquetSinkWriter } from '../sink-writer.ts';
 import { query } from './duckdb.ts';
-import { cents, orderRecords, sinkConfig, sinkRecord, T0 } from './fixtures.ts';
+import {
+  cents,
+  defaultPartitioner,
+  orderRecords,
+  sinkConfig,
+  sinkRecord,
+  T0,
+  taskContext,
+} from './fixtures.ts';
+import { failAfter } from './stores.ts';
 
 const ORDERS = 'shop.public.orders';
 const partitions: TopicPartition[] = [{ topic: ORDERS, partition: 0 }];
-
-function context(): SinkTaskContext & { seeks: TopicPartitionOffset[] } {
-  const seeks: TopicPartitionOffset[] = [];
-  return {
-    seeks,
-    connectorName: 'lake',
-    taskId: 0,
-    clock: new ManualClock(T0),
-    assignment: () => partitions,
-    pause: () => undefined,
-    resume: () => undefined,
-    requestCommit: () => undefined,
-    offset: (o) => seeks.push(...o),
-    timeout: () => undefined,
-    reportTrouble: () => undefined,
-    pluginMetrics: () => noopPluginMetrics,
-  };
-}
 
 let dir: string;
 let s3: TestS3;
@@ -70,10 +58,14 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function startTask(config: Record<string, string>): Promise<ParquetSinkTask> {
+/** A task started on `config` with its partitions open; `ctx` records what it seeks to. */
+async function startTask(
+  config: Record<string, string>,
+  ctx = taskContext(partitions),
+): Promise<ParquetSinkTask> {
   const t = new ParquetSinkTask();
   cleanups.push(() => t.stop());
-  await t.start(config, context());
+  await t.start(config, ctx);
   await t.open(partitions);
   return t;
 }
@@ -609,18 +601,15 @@ describe('row-format recovery', () => {
     await putUntilDurable(first, orderRecords(ORDERS, 0, 0, 150), 100);
     await first.stop();
 
-    const second = new ParquetSinkTask();
-    cleanups.push(() => second.stop());
-    const ctx = context();
-    await second.start(config, ctx);
-    await second.open(partitions);
+    const ctx = taskContext(partitions);
+    await startTask(config, ctx);
     expect(ctx.seeks).toEqual([{ topic: ORDERS, partition: 0, offset: 100 }]);
   });
 
   it('replays a JSON group a crash cut short to its recorded boundary, even when the wall clock cut it, to identical objects', async () => {
     dir = mkdtempSync(join(tmpdir(), 'row-recovery-'));
     const partitioner = {
-      ...sinkConfig({ kind: 'local', url: '' }).partitioner,
+      ...defaultPartitioner,
       className: 'Field',
       fieldNames: ['status'],
     };
@@ -643,7 +632,7 @@ describe('row-format recovery', () => {
 
     // Same run, but the store fails after the first of the group's four files.
     const clockB = new ManualClock(T0);
-    const crashing = writer(over, new FailAfter(localStore('crashed'), 1), clockB);
+    const crashing = writer(over, failAfter(localStore('crashed'), 1), clockB);
     await crashing.open(partitions);
     await crashing.put(records.slice(0, 25));
     clockB.advance(60_000);
@@ -670,7 +659,7 @@ describe('row-format recovery', () => {
     await reference.put(records);
     await reference.flushed();
 
-    const crashing = writer(over, new FailAfter(localStore('crashed'), 1), new ManualClock(T0));
+    const crashing = writer(over, failAfter(localStore('crashed'), 1), new ManualClock(T0));
     await crashing.open(partitions);
     await crashing.put(records);
     await expect(crashing.flushed()).rejects.toThrow(/injected failure/);
@@ -712,11 +701,8 @@ describe('row-format recovery from S3 metadata and foreign files', () => {
     await putUntilDurable(first, orderRecords(ORDERS, 0, 0, 100), 80);
     await first.stop();
 
-    const second = new ParquetSinkTask();
-    cleanups.push(() => second.stop());
-    const ctx = context();
-    await second.start(config, ctx);
-    await second.open(partitions);
+    const ctx = taskContext(partitions);
+    await startTask(config, ctx);
     expect(ctx.seeks).toEqual([{ topic: ORDERS, partition: 0, offset: 80 }]);
     expect(
       await s3Store().readMetadata(`resume/${ORDERS}/partition=0/${ORDERS}+0+0000000040.avro`),
@@ -734,14 +720,11 @@ describe('row-format recovery from S3 metadata and foreign files', () => {
     const folder = join(dir, 'topics', ORDERS, 'partition=0');
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, `${ORDERS}+0+0000000000.json`), '{"id":1}\n{"id":2}\n');
-    const ctx = context();
-    const t = new ParquetSinkTask();
-    cleanups.push(() => t.stop());
-    await t.start(
+    const ctx = taskContext(partitions);
+    await startTask(
       { 'store.url': pathToFileURL(dir).href, 'flush.size': '10', 'format.class': 'JsonFormat' },
       ctx,
     );
-    await t.open(partitions);
     expect(ctx.seeks).toEqual([]);
   });
 });
@@ -858,38 +841,4 @@ async function snapshot(store: ObjectStore): Promise<Map<string, string>> {
     out.set(key, `${text} ${JSON.stringify(await store.readMetadata(key))}`);
   }
   return out;
-}
-
-/** A store whose puts fail after `n` successes, as a crash mid-upload would leave it. */
-class FailAfter implements ObjectStore {
-  private puts = 0;
-  constructor(
-    private readonly inner: ObjectStore,
-    private readonly n: number,
-  ) {}
-  get description() {
-    return this.inner.description;
-  }
-  check() {
-    return this.inner.check();
-  }
-  async put(key: string, bytes: Uint8Array, info?: ObjectInfo) {
-    if (this.puts++ >= this.n) throw new Error('injected failure');
-    await this.inner.put(key, bytes, info);
-  }
-  list(prefix: string) {
-    return this.inner.list(prefix);
-  }
-  readTail(key: string, length: number) {
-    return this.inner.readTail(key, length);
-  }
-  readMetadata(key: string) {
-    return this.inner.readMetadata(key);
-  }
-  get(key: string) {
-    return this.inner.get(key);
-  }
-  close() {
-    return this.inner.close();
-  }
 }

@@ -8,13 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetObjectTaggingCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ManualClock,
-  noopPluginMetrics,
-  parseConfig,
-  RetriableException,
-  type SinkTaskContext,
-} from '../../../src/connect/api/index.ts';
+import { ManualClock, parseConfig, RetriableException } from '../../../src/connect/api/index.ts';
 import { startS3, type TestS3 } from '../../../test/helpers/s3.ts';
 import { waitFor } from '../../../test/helpers/wait.ts';
 import { parquetSinkConfigDefs, validateSinkConfig } from '../config.ts';
@@ -22,7 +16,7 @@ import { ParquetSinkTask } from '../parquet-sink-task.ts';
 import { toS3Features } from '../s3-config.ts';
 import { S3Store } from '../s3-store.ts';
 import { ParquetSinkWriter } from '../sink-writer.ts';
-import { orderRecords, sinkConfig, T0 } from './fixtures.ts';
+import { orderRecords, sinkConfig, T0, taskContext } from './fixtures.ts';
 import { type RecordingProxy, recordingProxy, type Seen } from './recording-proxy.ts';
 
 const BUCKET = 'secure';
@@ -338,19 +332,7 @@ describe('retry.backoff.ms', () => {
     const p = await proxy((s) => (isPut(s) ? 500 : false));
     const timeouts: number[] = [];
     const tp = { topic: 'orders', partition: 0 };
-    const context: SinkTaskContext = {
-      connectorName: 'lake',
-      taskId: 0,
-      clock: new ManualClock(T0),
-      assignment: () => [tp],
-      pause: () => undefined,
-      resume: () => undefined,
-      requestCommit: () => undefined,
-      offset: () => undefined,
-      timeout: (ms) => timeouts.push(ms),
-      reportTrouble: () => undefined,
-      pluginMetrics: () => noopPluginMetrics,
-    };
+    const context = taskContext([tp], { timeout: (ms) => timeouts.push(ms) });
     const task = new ParquetSinkTask();
     cleanups.push(() => task.stop());
     await task.start(

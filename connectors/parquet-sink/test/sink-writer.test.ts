@@ -12,11 +12,12 @@ import {
 import type { ParquetSinkConfig } from '../config.ts';
 import type { EncoderPlacement } from '../file-encoder.ts';
 import { LocalStore } from '../local-store.ts';
-import { type ObjectStore, StoreError } from '../object-store.ts';
+import type { ObjectStore } from '../object-store.ts';
 import { readGroup } from '../recovery.ts';
 import { ParquetSinkWriter } from '../sink-writer.ts';
 import { query, scan } from './duckdb.ts';
-import { orderRecords, sinkConfig, sinkRecord, T0 } from './fixtures.ts';
+import { defaultPartitioner, orderRecords, sinkConfig, sinkRecord, T0 } from './fixtures.ts';
+import { failAfter, failFirst, snapshot } from './stores.ts';
 
 let dir: string;
 const cleanups: Array<() => Promise<void>> = [];
@@ -49,15 +50,6 @@ async function sink(
   );
   cleanups.push(() => w.stop());
   return w;
-}
-
-/** Every object in a store with its bytes, for byte-for-byte comparisons. */
-async function snapshot(store: ObjectStore): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const key of await store.list('')) {
-    out.set(key, Buffer.from(await store.get(key)).toString('base64'));
-  }
-  return out;
 }
 
 describe('Parquet sink writer on a local folder', () => {
@@ -122,7 +114,7 @@ describe('Parquet sink writer on a local folder', () => {
     const w = await sink({
       flushSize: 30,
       partitioner: {
-        ...sinkConfig({ kind: 'local', url: '' }).partitioner,
+        ...defaultPartitioner,
         className: 'FieldPartitioner',
         fieldNames: ['customer'],
       },
@@ -178,7 +170,7 @@ describe('Parquet sink writer on a local folder', () => {
 
   it('replays a group cut short by a crash to its recorded boundary, even when the wall clock cut it', async () => {
     const partitioner = {
-      ...sinkConfig({ kind: 'local', url: '' }).partitioner,
+      ...defaultPartitioner,
       className: 'Field',
       fieldNames: ['status'],
     };
@@ -196,7 +188,7 @@ describe('Parquet sink writer on a local folder', () => {
 
     // Same run, but the store fails after the first file of the group.
     const clockB = new ManualClock(T0);
-    const store = new FailAfter(localStore('crashed'), 1);
+    const store = failAfter(localStore('crashed'), 1);
     const crashing = await sink(over, store, clockB);
     await crashing.open([tp()]);
     await crashing.put(records.slice(0, 25));
@@ -393,7 +385,7 @@ describe('Parquet sink writer uploads in the background', () => {
   });
 
   it('commits nothing of a group whose upload failed, and uploads it again on the next put', async () => {
-    const store = new FailFirst(localStore(), 2);
+    const store = failFirst(localStore(), 2);
     const w = await sink({ flushSize: 50 }, store);
     await w.open([tp()]);
     await w.put(orderRecords(ORDERS, 0, 0, 120));
@@ -536,7 +528,7 @@ describe('Parquet sink writer with an errant record reporter (errors.tolerance=a
     const w = tolerant(localStore(), report, {
       flushSize: 4,
       partitioner: {
-        ...sinkConfig({ kind: 'local', url: '' }).partitioner,
+        ...defaultPartitioner,
         className: 'FieldPartitioner',
         fieldNames: ['tag'],
       },
@@ -586,71 +578,3 @@ describe('Parquet sink writer with an errant record reporter (errors.tolerance=a
     expect(report.reported).toEqual([]);
   });
 });
-
-/** A store whose first `n` puts fail as a briefly unreachable destination's would. */
-class FailFirst implements ObjectStore {
-  private failures = 0;
-  constructor(
-    private readonly inner: ObjectStore,
-    private readonly n: number,
-  ) {}
-  get description() {
-    return this.inner.description;
-  }
-  check() {
-    return this.inner.check();
-  }
-  async put(key: string, bytes: Uint8Array) {
-    if (this.failures++ < this.n) throw new StoreError('store unavailable', true);
-    await this.inner.put(key, bytes);
-  }
-  list(prefix: string) {
-    return this.inner.list(prefix);
-  }
-  readTail(key: string, length: number) {
-    return this.inner.readTail(key, length);
-  }
-  readMetadata(key: string) {
-    return this.inner.readMetadata(key);
-  }
-  get(key: string) {
-    return this.inner.get(key);
-  }
-  close() {
-    return this.inner.close();
-  }
-}
-
-/** A store whose puts fail after `n` successes, as a crash mid-upload would leave it. */
-class FailAfter implements ObjectStore {
-  private puts = 0;
-  constructor(
-    private readonly inner: ObjectStore,
-    private readonly n: number,
-  ) {}
-  get description() {
-    return this.inner.description;
-  }
-  check() {
-    return this.inner.check();
-  }
-  async put(key: string, bytes: Uint8Array) {
-    if (this.puts++ >= this.n) throw new Error('injected failure');
-    await this.inner.put(key, bytes);
-  }
-  list(prefix: string) {
-    return this.inner.list(prefix);
-  }
-  readTail(key: string, length: number) {
-    return this.inner.readTail(key, length);
-  }
-  readMetadata(key: string) {
-    return this.inner.readMetadata(key);
-  }
-  get(key: string) {
-    return this.inner.get(key);
-  }
-  close() {
-    return this.inner.close();
-  }
-}

@@ -27,7 +27,8 @@ import { LocalStore } from '../local-store.ts';
 import type { ObjectInfo, ObjectStore } from '../object-store.ts';
 import { ParquetSinkWriter } from '../sink-writer.ts';
 import { query } from './duckdb.ts';
-import { sinkConfig, sinkRecord, T0 } from './fixtures.ts';
+import { defaultPartitioner, sinkConfig, sinkRecord, T0 } from './fixtures.ts';
+import { snapshot } from './stores.ts';
 
 const TOPIC = 'orders';
 const tp = { topic: TOPIC, partition: 0 };
@@ -97,17 +98,9 @@ function sink(over: Partial<ParquetSinkConfig>, store: ObjectStore = lake()): Pa
   return w;
 }
 
-async function snapshot(store: ObjectStore): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const key of await store.list('')) {
-    out.set(key, Buffer.from(await store.get(key)).toString('base64'));
-  }
-  return out;
-}
-
 const field = (over: Partial<ParquetSinkConfig['partitioner']> = {}) =>
   ({
-    ...sinkConfig({ kind: 'local', url: '' }).partitioner,
+    ...defaultPartitioner,
     className: 'FieldPartitioner',
     fieldNames: ['country'],
     tombstonePartition: 'deleted',

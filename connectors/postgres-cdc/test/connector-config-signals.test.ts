@@ -4,35 +4,12 @@
  * neighbours), through the runtime's validation as /config/validate runs it.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type ConnectorConfig,
-  loadManifests,
-  parseConfig,
-} from '../../../src/connect/api/index.ts';
-import {
-  configErrorMessages,
-  validateConnectorConfig,
-  validationContext,
-} from '../../../src/connect/runtime/config-validation.ts';
-import { PluginRegistry } from '../../../src/connect/runtime/plugins.ts';
-import plugin from '../index.ts';
+import { type ConnectorConfig, parseConfig } from '../../../src/connect/api/index.ts';
 import { postgresCdcConfigDefs, readSettings } from '../src/connector-config.ts';
-
-const base: ConnectorConfig = {
-  name: 'inventory',
-  'connector.class': 'io.debezium.connector.postgresql.PostgresConnector',
-  'database.hostname': 'db.example',
-  'database.user': 'u',
-  'database.dbname': 'inventory',
-  'topic.prefix': 'one',
-};
+import { baseConfig as base, runtimeValidationMessages } from './config-support.ts';
 
 function messages(extra: ConnectorConfig): string[] {
-  const plugins = new PluginRegistry();
-  plugins.add(loadManifests({ default: plugin }, 'connectors/postgres-cdc'), 'builtin');
-  return configErrorMessages(
-    validateConnectorConfig(plugins, { ...base, ...extra }, validationContext(null, [])),
-  );
+  return runtimeValidationMessages({ ...base, ...extra });
 }
 
 describe('signal and incremental snapshot keys', () => {

@@ -10,10 +10,9 @@ import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../../../src/connect/api/index.ts';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
-import { PostgresCdcSourceTask } from '../src/postgres-cdc-task.ts';
 import { SESSION_OPTIONS } from '../src/text-values.ts';
 import { envelope, useTaskDatabases, waitFor } from './support.ts';
-import { InMemoryOffsets, TaskDriver } from './task-driver.ts';
+import { InMemoryOffsets } from './task-driver.ts';
 
 const cluster = usePostgres();
 
@@ -59,7 +58,7 @@ async function signal(sql: pg.Client, id: string, type: string, data: unknown): 
 }
 
 describe('incremental snapshots from the signal table (real Postgres)', () => {
-  const { cleanups, database, config } = useTaskDatabases(cluster, 'incsnap', {
+  const { database, config, newDriver, run } = useTaskDatabases(cluster, 'incsnap', {
     client: { options: SESSION_OPTIONS },
     config: {
       'publication.autocreate.mode': 'filtered',
@@ -69,18 +68,6 @@ describe('incremental snapshots from the signal table (real Postgres)', () => {
       'incremental.snapshot.chunk.size': '100',
     },
   });
-
-  async function run(
-    db: string,
-    overrides: Record<string, string> = {},
-    offsets = new InMemoryOffsets(),
-  ): Promise<TaskDriver> {
-    const task = new PostgresCdcSourceTask();
-    const driver = new TaskDriver(task, offsets);
-    cleanups.push(() => Promise.resolve(task.stop()));
-    await driver.start(config(db, overrides));
-    return driver;
-  }
 
   const ddl = (rows: number) =>
     `${SIGNAL_DDL} CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL);
@@ -108,9 +95,7 @@ describe('incremental snapshots from the signal table (real Postgres)', () => {
 
   it('refuses to start when the signal table does not exist, naming it', async () => {
     const { db } = await database('CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL)');
-    const task = new PostgresCdcSourceTask();
-    cleanups.push(() => Promise.resolve(task.stop()));
-    await expect(new TaskDriver(task, new InMemoryOffsets()).start(config(db))).rejects.toThrow(
+    await expect(newDriver().start(config(db))).rejects.toThrow(
       /Signal data collection 'public.debezium_signal' \(signal.data.collection\) was not found/,
     );
   });

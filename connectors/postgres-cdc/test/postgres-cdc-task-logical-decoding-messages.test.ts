@@ -13,10 +13,9 @@ import { usePostgres } from '../../../test/helpers/postgres.ts';
 import { postgresCdcConfigDefs, validateCombinations } from '../src/connector-config.ts';
 import { messagePrefixProblem } from '../src/logical-decoding-message.ts';
 import { parseLsn } from '../src/lsn.ts';
-import { PostgresCdcSourceTask } from '../src/postgres-cdc-task.ts';
 import { SESSION_OPTIONS } from '../src/text-values.ts';
 import { envelope, useTaskDatabases, waitFor } from './support.ts';
-import { InMemoryOffsets, TaskDriver } from './task-driver.ts';
+import { InMemoryOffsets } from './task-driver.ts';
 
 const cluster = usePostgres();
 
@@ -50,23 +49,11 @@ function describeRecords(records: SourceRecord[]): string[] {
 }
 
 describe('Debezium logical decoding messages from the task (real Postgres)', () => {
-  const { cleanups, database, config } = useTaskDatabases(cluster, 'ldmsg', {
+  // no_data streams from the slot the start made: what comes after run() is captured.
+  const { database, run } = useTaskDatabases(cluster, 'ldmsg', {
     client: { options: SESSION_OPTIONS },
     config: { 'publication.autocreate.mode': 'filtered', 'snapshot.mode': 'no_data' },
   });
-
-  async function run(
-    db: string,
-    overrides: Record<string, string> = {},
-    offsets = new InMemoryOffsets(),
-  ): Promise<TaskDriver> {
-    const task = new PostgresCdcSourceTask();
-    const driver = new TaskDriver(task, offsets);
-    cleanups.push(() => Promise.resolve(task.stop()));
-    await driver.start(config(db, overrides));
-    // no_data streams from the slot the start made: what comes after start() is captured.
-    return driver;
-  }
 
   async function confirmedLsn(sql: pg.Client, slot: string): Promise<number> {
     const r = await sql.query(

@@ -7,9 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../../../src/connect/api/index.ts';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
-import { PostgresCdcSourceTask } from '../src/postgres-cdc-task.ts';
 import { envelope, useTaskDatabases } from './support.ts';
-import { InMemoryOffsets, TaskDriver } from './task-driver.ts';
 
 const cluster = usePostgres();
 
@@ -21,17 +19,9 @@ function changes(records: readonly SourceRecord[]): string[] {
 }
 
 describe('topic, schema and field names from the task (real Postgres)', () => {
-  const { cleanups, database, config } = useTaskDatabases(cluster, 'naming', {
+  const { database, config, newDriver, run } = useTaskDatabases(cluster, 'naming', {
     config: { 'publication.autocreate.mode': 'filtered' },
   });
-
-  async function run(db: string, overrides: Record<string, string>): Promise<TaskDriver> {
-    const task = new PostgresCdcSourceTask();
-    const driver = new TaskDriver(task, new InMemoryOffsets());
-    cleanups.push(() => Promise.resolve(task.stop()));
-    await driver.start(config(db, overrides));
-    return driver;
-  }
 
   it('joins data change, heartbeat and transaction topics with topic.delimiter, snapshot and stream alike', async () => {
     const { db, sql } = await database(
@@ -186,11 +176,8 @@ describe('topic, schema and field names from the task (real Postgres)', () => {
     const { db, sql } = await database(
       'CREATE TABLE t (id int PRIMARY KEY); CREATE PUBLICATION dbz_publication FOR ALL TABLES',
     );
-    const task = new PostgresCdcSourceTask();
-    const driver = new TaskDriver(task, new InMemoryOffsets());
-    cleanups.push(() => Promise.resolve(task.stop()));
     await expect(
-      driver.start(
+      newDriver().start(
         config(db, {
           'publication.autocreate.mode': 'all_tables',
           'publish.via.partition.root': 'true',

@@ -8,10 +8,9 @@ import { describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../../../src/connect/api/index.ts';
 import { JsonConverter } from '../../../src/connect/converters/json-converter.ts';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
-import { PostgresCdcSourceTask } from '../src/postgres-cdc-task.ts';
 import { SESSION_OPTIONS } from '../src/text-values.ts';
 import { envelope, useTaskDatabases } from './support.ts';
-import { InMemoryOffsets, TaskDriver } from './task-driver.ts';
+import { InMemoryOffsets } from './task-driver.ts';
 
 const cluster = usePostgres();
 
@@ -52,25 +51,13 @@ function describeRecords(records: SourceRecord[]): string[] {
 }
 
 describe('Debezium transaction metadata from the task (real Postgres)', () => {
-  const { cleanups, database, config } = useTaskDatabases(cluster, 'txmeta', {
+  const { database, run } = useTaskDatabases(cluster, 'txmeta', {
     client: { options: SESSION_OPTIONS },
     config: {
       'publication.autocreate.mode': 'filtered',
       'provide.transaction.metadata': 'true',
     },
   });
-
-  async function run(
-    db: string,
-    overrides: Record<string, string> = {},
-    offsets = new InMemoryOffsets(),
-  ): Promise<TaskDriver> {
-    const task = new PostgresCdcSourceTask();
-    const driver = new TaskDriver(task, offsets);
-    cleanups.push(() => Promise.resolve(task.stop()));
-    await driver.start(config(db, overrides));
-    return driver;
-  }
 
   it('wraps a transaction over two tables in BEGIN and END, numbering its events in the transaction and per table', async () => {
     const { db, sql } = await database(

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../../../src/connect/api/index.ts';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
 import { parseLsn } from '../src/lsn.ts';
-import { PostgresCdcSourceTask } from '../src/postgres-cdc-task.ts';
+import type { PostgresCdcSourceTask } from '../src/postgres-cdc-task.ts';
 import { SESSION_OPTIONS } from '../src/text-values.ts';
 import { envelope, useTaskDatabases, waitFor } from './support.ts';
-import { InMemoryOffsets, TaskDriver } from './task-driver.ts';
+import { InMemoryOffsets } from './task-driver.ts';
 
 const cluster = usePostgres();
 
@@ -25,22 +25,10 @@ const changes = (records: SourceRecord[]) =>
   records.filter((r) => !r.topic.startsWith('__debezium-heartbeat'));
 
 describe('Postgres CDC source task, driven as the runtime drives it (real Postgres)', () => {
-  const { cleanups, database, config } = useTaskDatabases(cluster, 'task', {
+  const { cleanups, database, config, newDriver, run } = useTaskDatabases(cluster, 'task', {
     client: { options: SESSION_OPTIONS },
     config: { 'publication.autocreate.mode': 'filtered', 'status.update.interval.ms': '1000' },
   });
-
-  async function run(
-    db: string,
-    overrides: Record<string, string> = {},
-    offsets = new InMemoryOffsets(),
-  ): Promise<TaskDriver> {
-    const task = new PostgresCdcSourceTask();
-    const driver = new TaskDriver(task, offsets);
-    cleanups.push(() => Promise.resolve(task.stop()));
-    await driver.start(config(db, overrides));
-    return driver;
-  }
 
   async function confirmedLsn(sql: pg.Client, slot: string): Promise<number> {
     const r = await sql.query(
@@ -181,9 +169,7 @@ describe('Postgres CDC source task, driven as the runtime drives it (real Postgr
     await sql.query('SELECT pg_drop_replication_slot($1)', [db]);
     await sql.query('INSERT INTO t VALUES (3)');
 
-    const refused = new PostgresCdcSourceTask();
-    cleanups.push(() => Promise.resolve(refused.stop()));
-    await expect(new TaskDriver(refused, offsets).start(config(db))).rejects.toThrow(
+    await expect(newDriver(offsets).start(config(db))).rejects.toThrow(
       new RegExp(`Replication slot '${db}' does not exist .*snapshot.mode=when_needed`),
     );
 

@@ -88,12 +88,14 @@ import { afterEach } from 'vitest';
 import type { SourceRecord, TaskConfig } from '../../../src/connect/api/index.ts';
 import type { PostgresCluster } from '../../../test/helpers/postgres.ts';
 import { ChangeEventSource, type CompletedTransaction } from '../src/change-event-source.ts';
+import { PostgresCdcSourceTask } from '../src/postgres-cdc-task.ts';
 import { ensurePublication } from '../src/publication.ts';
 import { createSlotExportingSnapshot, dropSlot } from '../src/replication-slot.ts';
 import { TableFilter } from '../src/table-filter.ts';
 import { SESSION_OPTIONS } from '../src/text-values.ts';
 import type { MappingModes } from '../src/type-mapping.ts';
 import { TypeRegistry } from '../src/type-registry.ts';
+import { InMemoryOffsets, TaskDriver } from './task-driver.ts';
 
 export interface Capture {
   records: SourceRecord[];
@@ -300,7 +302,9 @@ export async function holdSlot(
  * Per-test databases for task tests: `database(ddl)` makes a fresh database with
  * `ddl` applied and a client on it; after the test the slot named after the database
  * is dropped (when nothing holds it) and the client closed. `config(db)` is a task
- * config streaming that database from that slot. Call in a describe block.
+ * config streaming that database from that slot; `newDriver()` a new task (stopped after
+ * the test) in its driver, and `run(db)` that driver started on `config(db)`. Call in
+ * a describe block.
  */
 export function useTaskDatabases(
   cluster: () => PostgresCluster,
@@ -311,6 +315,26 @@ export function useTaskDatabases(
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
+  const config = (db: string, overrides: Record<string, string> = {}): TaskConfig => {
+    const c = cluster();
+    return {
+      'database.hostname': c.host,
+      'database.port': String(c.port),
+      'database.user': c.user,
+      'database.password': c.password,
+      'database.dbname': db,
+      'topic.prefix': 'srv',
+      'slot.name': db,
+      'poll.interval.ms': '50',
+      ...options.config,
+      ...overrides,
+    };
+  };
+  const newDriver = (offsets = new InMemoryOffsets()): TaskDriver => {
+    const task = new PostgresCdcSourceTask();
+    cleanups.push(() => Promise.resolve(task.stop()));
+    return new TaskDriver(task, offsets);
+  };
   return {
     /** Runs after the test, before the databases' own clean-up (last added first). */
     cleanups,
@@ -331,20 +355,16 @@ export function useTaskDatabases(
       await sql.query(ddl);
       return { db, sql };
     },
-    config(db: string, overrides: Record<string, string> = {}): TaskConfig {
-      const c = cluster();
-      return {
-        'database.hostname': c.host,
-        'database.port': String(c.port),
-        'database.user': c.user,
-        'database.password': c.password,
-        'database.dbname': db,
-        'topic.prefix': 'srv',
-        'slot.name': db,
-        'poll.interval.ms': '50',
-        ...options.config,
-        ...overrides,
-      };
+    config,
+    newDriver,
+    async run(
+      db: string,
+      overrides: Record<string, string> = {},
+      offsets = new InMemoryOffsets(),
+    ): Promise<TaskDriver> {
+      const started = newDriver(offsets);
+      await started.start(config(db, overrides));
+      return started;
     },
   };
 }

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { type ConnectorConfig, parseConfig } from '../../../src/connect/api/index.ts';
 import { postgresCdcConfigDefs, readSettings } from '../src/connector-config.ts';
 import { adjustFieldName, NameConflictError, SchemaNameAdjuster } from '../src/name-adjustment.ts';
-import { PostgresCdcSourceConnector } from '../src/postgres-cdc-connector.ts';
 import {
   DEFAULT_TOPIC_NAMING_STRATEGY,
   SCHEMA_TOPIC_NAMING_STRATEGY,
@@ -15,26 +14,12 @@ import {
   TOPIC_NAMING_DEFAULTS,
   TopicNaming,
 } from '../src/topic-naming.ts';
-
-const base: ConnectorConfig = {
-  name: 'inventory',
-  'connector.class': 'io.debezium.connector.postgresql.PostgresConnector',
-  'database.hostname': 'db.example',
-  'database.user': 'u',
-  'database.dbname': 'inventory',
-  'topic.prefix': 'one',
-};
+import { baseConfig as base, connectorErrors } from './config-support.ts';
 
 /** Per-key parse errors and the connector's validate() errors, as messages by key. */
 function errorsFor(extra: ConnectorConfig): Record<string, string> {
   const parsed = parseConfig(postgresCdcConfigDefs, { ...base, ...extra });
-  const errors = [
-    ...parsed.errors,
-    ...new PostgresCdcSourceConnector().validate(parsed.values, {
-      connectorName: 'inventory',
-      otherConnectors: [],
-    }),
-  ];
+  const errors = [...parsed.errors, ...connectorErrors(parsed.values)];
   return Object.fromEntries(errors.map((e) => [e.key, e.message]));
 }
 

@@ -1,37 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type ConnectorConfig,
-  loadManifests,
-  parseConfig,
-} from '../../../src/connect/api/index.ts';
-import {
-  configErrorMessages,
-  validateConnectorConfig,
-  validationContext,
-} from '../../../src/connect/runtime/config-validation.ts';
-import { PluginRegistry } from '../../../src/connect/runtime/plugins.ts';
-import plugin from '../index.ts';
+import { type ConnectorConfig, parseConfig } from '../../../src/connect/api/index.ts';
 import { postgresCdcConfigDefs, readSettings } from '../src/connector-config.ts';
 import { PostgresCdcSourceConnector } from '../src/postgres-cdc-connector.ts';
 import { UNSUPPORTED_KEYS } from '../src/unsupported-keys.ts';
-
-const base: ConnectorConfig = {
-  name: 'inventory',
-  'connector.class': 'io.debezium.connector.postgresql.PostgresConnector',
-  'database.hostname': 'db.example',
-  'database.user': 'u',
-  'database.dbname': 'inventory',
-  'topic.prefix': 'one',
-};
+import {
+  baseConfig as base,
+  connectorErrors,
+  runtimeValidationMessages,
+} from './config-support.ts';
 
 /** The connector's validate() errors for `base` plus `extra`, as the runtime calls it. */
 function validate(extra: ConnectorConfig) {
   const parsed = parseConfig(postgresCdcConfigDefs, { ...base, ...extra });
   expect(parsed.errors).toEqual([]);
-  return new PostgresCdcSourceConnector().validate(parsed.values, {
-    connectorName: 'inventory',
-    otherConnectors: [],
-  });
+  return connectorErrors(parsed.values);
 }
 
 /** A concrete key for a documented one: placeholders filled in. */
@@ -160,40 +142,30 @@ describe('Debezium keys the connector does not implement', () => {
   });
 
   it('shows in /config/validate (and so refuses the create) through the runtime', () => {
-    const plugins = new PluginRegistry();
-    plugins.add(loadManifests({ default: plugin }, 'connectors/postgres-cdc'), 'builtin');
+    const messages = runtimeValidationMessages({
+      ...base,
+      'signal.kafka.topic': 'signals',
+      'my.own.setting': 'x',
+    });
 
-    const infos = validateConnectorConfig(
-      plugins,
-      { ...base, 'signal.kafka.topic': 'signals', 'my.own.setting': 'x' },
-      validationContext(null, []),
-    );
-
-    expect(configErrorMessages(infos)).toEqual([
+    expect(messages).toEqual([
       'not supported: signal.kafka.topic; not supported yet: only the source signal channel is read; insert signals into the signal.data.collection table',
     ]);
   });
 
   it('lets the implemented keys whose names carry parameters through the runtime validation', () => {
-    const plugins = new PluginRegistry();
-    plugins.add(loadManifests({ default: plugin }, 'connectors/postgres-cdc'), 'builtin');
+    const messages = runtimeValidationMessages({
+      ...base,
+      'column.mask.with.12.chars': 'public.customers.email',
+      'column.truncate.to.20.chars': 'public.customers.name',
+      'column.mask.hash.SHA-256.with.salt.CzQMA0cB5K': 'public.customers.phone',
+      'column.mask.hash.v2.MD5.with.salt.x': 'public.customers.city',
+      'column.mask.hash.hashing.strategy.version': 'v2',
+      'snapshot.select.statement.overrides': 'public.orders',
+      'snapshot.select.statement.overrides.public.orders': 'SELECT * FROM public.orders',
+    });
 
-    const infos = validateConnectorConfig(
-      plugins,
-      {
-        ...base,
-        'column.mask.with.12.chars': 'public.customers.email',
-        'column.truncate.to.20.chars': 'public.customers.name',
-        'column.mask.hash.SHA-256.with.salt.CzQMA0cB5K': 'public.customers.phone',
-        'column.mask.hash.v2.MD5.with.salt.x': 'public.customers.city',
-        'column.mask.hash.hashing.strategy.version': 'v2',
-        'snapshot.select.statement.overrides': 'public.orders',
-        'snapshot.select.statement.overrides.public.orders': 'SELECT * FROM public.orders',
-      },
-      validationContext(null, []),
-    );
-
-    expect(configErrorMessages(infos)).toEqual([]);
+    expect(messages).toEqual([]);
   });
 
   it('refuses to start with a stored config that holds one', async () => {

@@ -108,6 +108,7 @@ export interface DescribedConsumerGroup {
   groupEpoch: number;
   assignmentEpoch: number;
   assignorName: string;
+  /** Named as ConsumerGroupDescribe's response names them, which passes them on. */
   members: Array<{
     memberId: string;
     instanceId: string | null;

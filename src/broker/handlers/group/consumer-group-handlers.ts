@@ -72,15 +72,10 @@ export const handleConsumerGroupDescribe: Handler = (body, _ctx, { coordinator, 
         groupEpoch: g.groupEpoch,
         assignmentEpoch: g.assignmentEpoch,
         assignorName: g.assignorName,
+        // The coordinator names a member's fields as the response does; only the
+        // assignments change shape (topic ids and names on the wire).
         members: g.members.map((m) => ({
-          memberId: m.memberId,
-          instanceId: m.instanceId,
-          rackId: m.rackId,
-          memberEpoch: m.memberEpoch,
-          clientId: m.clientId,
-          clientHost: m.clientHost,
-          subscribedTopicNames: m.subscribedTopicNames,
-          subscribedTopicRegex: m.subscribedTopicRegex,
+          ...m,
           assignment: described(m.assignment),
           targetAssignment: described(m.targetAssignment),
         })),
