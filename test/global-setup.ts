@@ -108,6 +108,10 @@ export default async function setup(): Promise<void> {
   ensureDebianPackages({
     kcat: () => has('kcat'),
     'python3-confluent-kafka': () => hasPythonModule('confluent_kafka'),
+    // Apache Avro's own Python implementation: the Avro sink files' independent reader.
+    'python3-avro': () => hasPythonModule('avro.datafile'),
+    // Its snappy codec (avro.codec=snappy) needs python-snappy.
+    'python3-snappy': () => hasPythonModule('snappy'),
     [`postgresql-${pgMajor}-postgis-3`]: () =>
       existsSync(`/usr/share/postgresql/${pgMajor}/extension/postgis.control`),
     // The status page's browser tests (test/integration/ui) drive Debian's Chromium

@@ -3,6 +3,7 @@
  * and S3 through s3rver) and read back by DuckDB, plus the recovery of row-format
  * groups from object metadata.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -390,6 +391,37 @@ const BIGINT_LONG = avro.types.LongType.__with({
  * load offline), after checking the container layout by hand: magic, header, and the
  * sync marker closing every block. With `bigintLongs`, longs are read as BigInts.
  */
+/**
+ * An Avro container file as Apache Avro's own Python implementation (Debian's
+ * python3-avro, installed by test/global-setup.ts) reads it: codec and records, with
+ * its logical types applied (decimals as text, timestamps as ISO text), bytes as hex.
+ * Independent of avsc, which the sink uses to encode records.
+ */
+function readWithApacheAvro(path: string): {
+  codec: string;
+  records: Array<Record<string, unknown>>;
+} {
+  const script = `
+import json, sys
+from avro.datafile import DataFileReader
+from avro.io import DatumReader
+with open(sys.argv[1], 'rb') as f:
+    reader = DataFileReader(f, DatumReader())
+    codec = reader.get_meta('avro.codec').decode()
+    records = list(reader)
+def plain(v):
+    if isinstance(v, bytes):
+        return v.hex()
+    if hasattr(v, 'isoformat'):
+        return v.isoformat()
+    return str(v)  # decimal.Decimal
+print(json.dumps({'codec': codec, 'records': records}, default=plain))
+`;
+  const out = spawnSync('/usr/bin/python3', ['-c', script, path], { encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`Apache Avro's Python reader failed: ${out.stderr}`);
+  return JSON.parse(out.stdout);
+}
+
 async function readAvro(
   bytes: Uint8Array,
   bigintLongs = false,
@@ -453,7 +485,7 @@ async function readAvro(
 
 describe('AvroFormat', () => {
   it.each(['null', 'deflate', 'snappy'])(
-    'writes Avro container files (avro.codec=%s) with the schema AvroData makes, readable by another decoder',
+    "writes Avro container files (avro.codec=%s) with the schema AvroData makes, that Apache Avro's own reader reads back",
     async (codec) => {
       dir = mkdtempSync(join(tmpdir(), 'avro-format-'));
       const t = await startTask({
@@ -473,6 +505,18 @@ describe('AvroFormat', () => {
       expect(avroFile.codec).toBe(codec);
       expect(avroFile.blocks).toBeGreaterThan(1); // 2000 records are more than one 64 KiB block
       expect(avroFile.records).toHaveLength(2000);
+      // The independent reader, Apache Avro's Python implementation, reads the same file
+      // to the same records.
+      const apache = readWithApacheAvro(join(folder, `${ORDERS}+0+0000000000.avro`));
+      expect(apache.codec).toBe(codec);
+      expect(apache.records).toHaveLength(2000);
+      expect(apache.records[5]).toEqual({
+        ...(avroFile.records[5] as Record<string, unknown>),
+        amount: '0.05', // Decimal(10, 2) of 5 cents, as Avro's decimal logical type reads it
+      });
+      expect(apache.records.map((r) => r.id)).toEqual(
+        avroFile.records.map((r) => (r as { id: number }).id),
+      );
       expect(avroFile.records[5]).toEqual({
         id: 1005,
         customer: 'customer-5',
