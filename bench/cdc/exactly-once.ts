@@ -17,6 +17,8 @@
  * BENCH_BATCH sets the connector's max.batch.size (records per poll, so per
  * transaction with the default transaction.boundary=poll); BENCH_BOUNDARY sets
  * transaction.boundary (e.g. interval, with the worker's offset.flush.interval.ms).
+ * BENCH_WORKER_NODE_ARGS passes Node flags to the workers (e.g. `--cpu-prof
+ * --cpu-prof-dir=/tmp/prof` to see where a mode spends its time).
  * Run: npx tsx bench/cdc/exactly-once.ts     Prints `name: value unit` lines.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -75,7 +77,8 @@ class Worker {
       'group.initial.rebalance.delay.ms': '0',
       'log.level': 'warn',
     };
-    const args = [join(repo, 'bin/connect.js'), 'worker'];
+    const nodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const args = [...nodeArgs, join(repo, 'bin/connect.js'), 'worker'];
     for (const [k, v] of Object.entries(overrides)) args.push('-o', `${k}=${v}`);
     const w = new Worker(
       spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] }),
