@@ -57,18 +57,28 @@ const XERIAL_HEADER_BYTES = 16; // magic + version i32 + compatible version i32
 /** snappy-java's default block size; librdkafka uses the same, so batches look alike. */
 const XERIAL_BLOCK_BYTES = 32 * 1024;
 
-export function compress(codec: CompressionCodec, data: Buffer): Buffer {
+/**
+ * Compresses at the codec's default level, or at `level` (KIP-390's
+ * compression.gzip.level / compression.zstd.level; -1 is gzip's default). snappy has
+ * no levels. The lz4 encoder (lz4-napi) writes one fixed level, so a level for lz4 is
+ * an invariant break: the broker refuses compression.type=lz4 rather than ignore
+ * compression.lz4.level (topic-config.ts).
+ */
+export function compress(codec: CompressionCodec, data: Buffer, level?: number): Buffer {
   switch (codec) {
     case 0:
       return data;
     case 1:
-      return gzipSync(data);
+      return level === undefined || level === -1 ? gzipSync(data) : gzipSync(data, { level });
     case 2:
       return xerialCompress(data);
     case 3:
+      if (level !== undefined) throw new Error('lz4: this encoder has no compression levels');
       return compressFrameSync(data);
     case 4:
-      return zstdCompress(data);
+      return level === undefined
+        ? zstdCompress(data)
+        : zstdCompress(data, { compressionLevel: level });
   }
 }
 

@@ -27,6 +27,17 @@
  * transaction in the partition's producer state (which gives the LSO). Control
  * batches are written only by the coordinator: from a client they are INVALID_RECORD.
  *
+ * Versions: v10 (KIP-951) answers a partition refused with NOT_LEADER_OR_FOLLOWER or
+ * FENCED_LEADER_EPOCH (here: its log closed under the append, the topic being deleted
+ * or the broker stopping) with the partition's current leader, and the endpoints of
+ * the leaders named, as Kafka's handleProduceRequest does: this node at LEADER_EPOCH
+ * while the topic still has the partition, else leader -1, epoch -1 and no endpoint.
+ * v11 (KIP-890 part 1) says the client knows TRANSACTION_ABORTABLE: a transactional
+ * batch for a partition not added to the producer's ongoing transaction is answered
+ * TRANSACTION_ABORTABLE, which Kafka's partition verification returns and turns into
+ * INVALID_TXN_STATE only for older clients. A transaction being committed or aborted
+ * stays INVALID_TXN_STATE at every version.
+ *
  * Frame reuse: the records are a view of the request frame, which the socket server
  * reuses for a later request once this handler's answer is encoded
  * (request-router.ts). So nothing may keep a view of them past the answer: whatever
@@ -49,7 +60,7 @@ import {
   readInt64,
 } from '../../protocol/record-batch.ts';
 import { LogError, type RecordError } from '../log/errors.ts';
-import type { PartitionLog } from '../log/partition-log.ts';
+import { LEADER_EPOCH, type PartitionLog } from '../log/partition-log.ts';
 import { NO_PRODUCER_ID, type ProducerState } from '../producer/producer-state.ts';
 import type { BrokerServices } from './broker-services.ts';
 import type { RequestHandler } from './handler.ts';
@@ -62,9 +73,16 @@ interface PartitionAnswer {
   logStartOffset: number;
   recordErrors: Array<{ batchIndex: number; batchIndexErrorMessage: string | null }>;
   errorMessage: string | null;
+  /** v10+, tagged: set only with NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH. */
+  currentLeader?: { leaderId: number; leaderEpoch: number };
 }
 
-export const handleProduce: RequestHandler<BrokerServices> = async (body, _context, services) => {
+/** First version whose client knows TRANSACTION_ABORTABLE (KIP-890 part 1). */
+const TRANSACTION_ABORTABLE_FROM = 11;
+/** First version answering the current leader with leadership errors (KIP-951). */
+const CURRENT_LEADER_FROM = 10;
+
+export const handleProduce: RequestHandler<BrokerServices> = async (body, context, services) => {
   const acks = body.acks as number;
   const validAcks = acks === 0 || acks === 1 || acks === -1;
   const topics: Array<{ name: string; answers: Array<Promise<PartitionAnswer>> }> = [];
@@ -73,7 +91,15 @@ export const handleProduce: RequestHandler<BrokerServices> = async (body, _conte
     for (const p of topic.partitionData as Message[]) {
       answers.push(
         validAcks
-          ? appendPartition(services, body.transactionalId, acks, topic.name, p.index, p.records)
+          ? appendPartition(
+              services,
+              context.apiVersion,
+              body.transactionalId,
+              acks,
+              topic.name,
+              p.index,
+              p.records,
+            )
           : Promise.resolve(
               failure(p.index, ErrorCode.INVALID_REQUIRED_ACKS, `acks=${acks} is not 0, 1 or -1`),
             ),
@@ -105,8 +131,36 @@ export const handleProduce: RequestHandler<BrokerServices> = async (body, _conte
     services.metrics?.purgatoryLeft?.('Produce');
   }
   services.metrics?.recordRemoteTime?.('Produce', performance.now() - waitStart);
-  return { responses, throttleTimeMs: 0 };
+  if (context.apiVersion < CURRENT_LEADER_FROM) return { responses, throttleTimeMs: 0 };
+  return { responses, throttleTimeMs: 0, nodeEndpoints: nameCurrentLeaders(services, responses) };
 };
+
+/**
+ * v10+: sets the current leader on each partition refused for leadership and returns
+ * the endpoints of the leaders so named (this node, when the partition still exists).
+ */
+function nameCurrentLeaders(services: BrokerServices, responses: Message[]): Message[] {
+  let leaderNamed = false;
+  for (const t of responses) {
+    const topic = services.logs.topic(t.name);
+    for (const p of t.partitionResponses as PartitionAnswer[]) {
+      if (
+        p.errorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER &&
+        p.errorCode !== ErrorCode.FENCED_LEADER_EPOCH
+      )
+        continue;
+      const exists = topic !== undefined && p.index >= 0 && p.index < topic.partitions;
+      p.currentLeader = exists
+        ? { leaderId: services.nodeId, leaderEpoch: LEADER_EPOCH }
+        : { leaderId: -1, leaderEpoch: -1 };
+      leaderNamed ||= exists;
+    }
+  }
+  if (!leaderNamed) return [];
+  return [
+    { nodeId: services.nodeId, host: services.advertisedHost, port: services.port, rack: null },
+  ];
+}
 
 function failure(
   index: number,
@@ -133,6 +187,7 @@ function failure(
 /** Starts the append synchronously (so appends keep request order) and resolves with the answer. */
 function appendPartition(
   services: BrokerServices,
+  apiVersion: number,
   transactionalId: string | null,
   acks: number,
   topic: string,
@@ -182,6 +237,7 @@ function appendPartition(
   if (plan.transactional) {
     const refused = checkTransactional(
       services,
+      apiVersion,
       transactionalId,
       topic,
       partition,
@@ -205,6 +261,7 @@ function appendPartition(
 /** Why a transactional produce may not be appended, or undefined when it may. */
 function checkTransactional(
   services: BrokerServices,
+  apiVersion: number,
   transactionalId: string | null,
   topic: string,
   partition: number,
@@ -229,13 +286,33 @@ function checkTransactional(
       },
     );
     if (error === 'NONE') continue;
-    const name = error === 'PRODUCER_FENCED' ? 'INVALID_PRODUCER_EPOCH' : error;
+    const name =
+      error === 'PRODUCER_FENCED'
+        ? 'INVALID_PRODUCER_EPOCH'
+        : error === 'INVALID_TXN_STATE' &&
+            apiVersion >= TRANSACTION_ABORTABLE_FROM &&
+            !beingCompleted(services, transactionalId, h.producerId)
+          ? 'TRANSACTION_ABORTABLE'
+          : error;
     return {
       code: ErrorCode[name],
       message: `producer ${h.producerId} epoch ${h.producerEpoch} may not write to ${topic}-${partition} in a transaction: ${name}`,
     };
   }
   return undefined;
+}
+
+/** Whether the producer's transaction is being committed or aborted (PrepareCommit/PrepareAbort). */
+function beingCompleted(
+  services: BrokerServices,
+  transactionalId: string | null,
+  producerId: number,
+): boolean {
+  const meta =
+    transactionalId === null
+      ? services.transactions.all().find((m) => m.producerId === producerId)
+      : services.transactions.describe(transactionalId);
+  return meta?.state === 'PrepareCommit' || meta?.state === 'PrepareAbort';
 }
 
 interface BatchPlan {

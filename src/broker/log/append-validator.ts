@@ -1,6 +1,7 @@
 /**
  * Validation of produced record batches before they are appended, as Kafka's
- * LogValidator does for magic v2, without copying or re-encoding anything.
+ * LogValidator does for magic v2, without copying or re-encoding anything unless the
+ * topic's compression.type asks for another codec (below).
  *
  * Per batch: a whole v2 header inside the buffer, CRC-32C over attributes..end, size
  * within max.message.bytes, at least one record, lastOffsetDelta = recordCount - 1
@@ -10,13 +11,27 @@
  * because every record's timestamp must lie within it: the only cases in which the
  * broker looks inside a batch on append.
  *
+ * Recompression (compression.type other than "producer"): a batch in another codec
+ * than the topic's is re-encoded into a new buffer, as Kafka's LogValidator rebuilds
+ * it: its records section decompressed and compressed again at the topic's level,
+ * every other header field kept (producer id, epoch, base sequence, transactional
+ * flag, timestamps, offset deltas), the codec bits and length set and the CRC
+ * recomputed. The log then assigns offsets and stamps LogAppendTime on the result as
+ * on any batch. Control batches (coordinator markers) stay as written, uncompressed.
+ * A re-encoded batch is checked against max.message.bytes again, as Kafka does when
+ * the size may have changed.
+ *
  * Failures are LogErrors with the Kafka error a Produce response carries:
  * CORRUPT_MESSAGE (bad framing or CRC), MESSAGE_TOO_LARGE (one batch too big),
  * RECORD_LIST_TOO_LARGE (the request bigger than a segment), INVALID_RECORD,
  * INVALID_TIMESTAMP; the last two name each refused record (record_errors).
  */
+import { type CompressionCodec, compress } from '../../protocol/compression.ts';
 import {
+  ATTR_CODEC_MASK,
   ATTR_CONTROL,
+  ATTRIBUTES,
+  BATCH_LENGTH,
   batchAttributes,
   batchLastOffsetDelta,
   batchMaxTimestamp,
@@ -24,6 +39,10 @@ import {
   CorruptRecordError,
   checkBatch,
   decodeRecords,
+  LOG_OVERHEAD,
+  RECORDS,
+  recordsPayload,
+  rewriteCrc,
 } from '../../protocol/record-batch.ts';
 import { LogError, type RecordError } from './errors.ts';
 import type { AppendedBatch } from './segment.ts';
@@ -109,6 +128,72 @@ export function validateBatches(buf: Buffer, limits: ValidationLimits): Validate
     pos += size;
   }
   return { batches, recordCount };
+}
+
+/**
+ * The validated batches with every non-control batch in `target.codec`: `buf` itself
+ * when none needed re-encoding, else a new buffer, with `validated`'s positions and
+ * sizes updated to it.
+ */
+export function recompressBatches(
+  buf: Buffer,
+  validated: ValidatedAppend,
+  target: { codec: CompressionCodec; level: number | undefined },
+  limits: Pick<ValidationLimits, 'maxMessageBytes' | 'segmentBytes'>,
+): Buffer {
+  const differs = (b: { position: number }): boolean => {
+    const attributes = batchAttributes(buf, b.position);
+    return (attributes & ATTR_CONTROL) === 0 && (attributes & ATTR_CODEC_MASK) !== target.codec;
+  };
+  if (!validated.batches.some(differs)) return buf;
+  const parts: Buffer[] = [];
+  let pos = 0;
+  for (const b of validated.batches) {
+    let batch = buf.subarray(b.position, b.position + b.size);
+    if (differs(b)) {
+      batch = reencode(buf, b.position, target);
+      if (batch.length > limits.maxMessageBytes) {
+        throw new LogError(
+          'MESSAGE_TOO_LARGE',
+          `batch of ${batch.length} bytes after re-encoding to the topic's compression.type exceeds max.message.bytes ${limits.maxMessageBytes}`,
+        );
+      }
+    }
+    parts.push(batch);
+    b.position = pos;
+    b.size = batch.length;
+    pos += batch.length;
+  }
+  if (pos > limits.segmentBytes) {
+    throw new LogError(
+      'RECORD_LIST_TOO_LARGE',
+      `${pos} bytes of batches after re-encoding exceed the segment size ${limits.segmentBytes}`,
+    );
+  }
+  return Buffer.concat(parts, pos);
+}
+
+/** The batch at `pos` with its records section in `target.codec`; a new buffer. */
+function reencode(
+  buf: Buffer,
+  pos: number,
+  target: { codec: CompressionCodec; level: number | undefined },
+): Buffer {
+  let records: Buffer;
+  try {
+    records = compress(target.codec, recordsPayload(buf, pos), target.level);
+  } catch (e) {
+    if (e instanceof CorruptRecordError) throw new LogError('CORRUPT_MESSAGE', e.message);
+    throw e;
+  }
+  const out = Buffer.allocUnsafe(RECORDS + records.length);
+  buf.copy(out, 0, pos, pos + RECORDS);
+  records.copy(out, RECORDS);
+  out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH);
+  const attributes = (batchAttributes(buf, pos) & ~ATTR_CODEC_MASK) | target.codec;
+  out.writeInt16BE(attributes, ATTRIBUTES);
+  rewriteCrc(out, 0);
+  return out;
 }
 
 /**

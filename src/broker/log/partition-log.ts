@@ -47,7 +47,7 @@ import {
 } from '../../protocol/record-batch.ts';
 import type { Clock } from '../../util/clock.ts';
 import { getLogger, type Logger } from '../../util/logger.ts';
-import { timestampBounds, validateBatches } from './append-validator.ts';
+import { recompressBatches, timestampBounds, validateBatches } from './append-validator.ts';
 import { fsyncDir } from './atomic-file.ts';
 import { isIoError, LogError, storageError } from './errors.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -210,7 +210,9 @@ export class PartitionLog {
   /**
    * Validates, assigns offsets to, and appends the batches in `batches` (the Produce
    * request's records, mutated in place: base offsets and, on LogAppendTime topics,
-   * timestamps and CRCs). Resolves once the flush policy allows acknowledging it.
+   * timestamps and CRCs; on a topic whose compression.type re-encodes a batch, the
+   * new buffer is stamped instead and `batches` is left as it came). Resolves once
+   * the flush policy allows acknowledging it.
    * Rejects with LogError (see append-validator.ts) without writing anything when any
    * batch is invalid, and with KAFKA_STORAGE_ERROR, leaving the log as it was, when
    * the write fails (appendFailed).
@@ -223,18 +225,23 @@ export class PartitionLog {
     }
   }
 
-  private appendNow(buf: Buffer): Promise<AppendResult> {
+  private appendNow(produced: Buffer): Promise<AppendResult> {
     if (this.closed)
       throw new LogError('NOT_LEADER_OR_FOLLOWER', `log ${this.topic}-${this.partition} is closed`);
     const config = this.config;
     const now = this.clock.now();
-    const validated = validateBatches(buf, {
+    const validated = validateBatches(produced, {
       maxMessageBytes: config.maxMessageBytes,
       segmentBytes: config.segmentBytes,
       compacted: config.cleanupPolicy.compact,
       topicPartition: `${this.topic}-${this.partition}`,
       timestamps: timestampBounds(config, now),
     });
+    // compression.type: batches in another codec are re-encoded into a new buffer.
+    const buf =
+      config.compression === undefined
+        ? produced
+        : recompressBatches(produced, validated, config.compression, config);
     const baseOffset = this.endOffset;
     let next = baseOffset;
     for (const b of validated.batches) {

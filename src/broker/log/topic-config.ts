@@ -10,8 +10,8 @@
  * Every topic config Kafka 3.x/4.0 defines is here. Each is honoured, or has no meaning
  * on one node and says so in its doc (unclean.leader.election.enable, the replication
  * throttles, message.format.version as Kafka 3.x ignores it), or takes only the value
- * this broker serves and refuses the others by name (compression.type other than
- * producer, preallocate, segment.jitter.ms, tiered storage's keys).
+ * this broker serves and refuses the others by name (compression.type=lz4,
+ * preallocate, segment.jitter.ms, tiered storage's keys).
  */
 import {
   type AnyConfigDef,
@@ -21,6 +21,7 @@ import {
   eachOneOf,
   oneOf,
 } from '../../config/config-def.ts';
+import { CompressionCodec } from '../../protocol/compression.ts';
 
 /** Java's Long.MAX_VALUE as Kafka shows it, for "never"; parsed to 2^53-1 here. */
 export const NEVER = Number.MAX_SAFE_INTEGER;
@@ -257,11 +258,10 @@ const entries: TopicConfigEntry[] = [
       default: 'producer',
       validator: (v, key) =>
         oneOf('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer')(v, key) ??
-        only(
-          'producer',
-          'batches are stored as the producer compressed them: set compression.type on the producer instead',
-        )(v, key),
-      doc: '"producer" keeps each batch as the producer compressed it (the only value served: the broker does not recompress).',
+        (v === 'lz4'
+          ? `not supported: ${key}=lz4; the broker's lz4 encoder has no levels, so it cannot honour compression.lz4.level: keep producer here and set compression.type=lz4 on the producer, or use zstd, gzip or snappy`
+          : undefined),
+      doc: '"producer" keeps each batch as the producer compressed it; uncompressed, gzip, snappy or zstd make the broker re-encode every batch in another codec with that codec (at compression.gzip.level / compression.zstd.level), as Kafka\'s LogValidator does. lz4 is refused (its encoder here has no levels).',
     }),
   },
   {
@@ -274,7 +274,7 @@ const entries: TopicConfigEntry[] = [
         v === -1 || (v >= 1 && v <= 9)
           ? undefined
           : 'must be -1 (the default level) or between 1 and 9',
-      doc: 'gzip level for compression.type=gzip (KIP-390); with "producer", as in Kafka, it has no effect.',
+      doc: 'gzip level at which the broker re-encodes batches for compression.type=gzip (KIP-390); -1 is zlib\'s default (6). Batches already in gzip, and topics with "producer", keep the producer\'s bytes, as in Kafka.',
     }),
   },
   {
@@ -284,7 +284,7 @@ const entries: TopicConfigEntry[] = [
       type: 'int',
       default: 9,
       validator: between(1, 17),
-      doc: 'lz4 level for compression.type=lz4 (KIP-390); with "producer", as in Kafka, it has no effect.',
+      doc: "lz4 level for compression.type=lz4 (KIP-390). compression.type=lz4 is refused here (the broker's lz4 encoder has no levels), so this key has no effect: the producer's lz4 batches are kept as written.",
     }),
   },
   {
@@ -294,7 +294,7 @@ const entries: TopicConfigEntry[] = [
       type: 'int',
       default: 3,
       validator: between(-131072, 22),
-      doc: 'zstd level for compression.type=zstd (KIP-390); with "producer", as in Kafka, it has no effect.',
+      doc: 'zstd level at which the broker re-encodes batches for compression.type=zstd (KIP-390). Batches already in zstd, and topics with "producer", keep the producer\'s bytes, as in Kafka.',
     }),
   },
   {
@@ -448,6 +448,33 @@ export interface TopicConfig {
   timestampBeforeMaxMs: number;
   timestampAfterMaxMs: number;
   minInsyncReplicas: number;
+  /**
+   * compression.type: the codec every appended batch is stored in (re-encoded when the
+   * producer used another), with its KIP-390 level; undefined for "producer".
+   */
+  compression: { codec: CompressionCodec; level: number | undefined } | undefined;
+}
+
+/** compression.type's value -> the codec and level the broker writes, or undefined for "producer". */
+function topicCompression(
+  type: string,
+  level: (key: string) => number,
+): TopicConfig['compression'] {
+  switch (type) {
+    case 'uncompressed':
+      return { codec: CompressionCodec.none, level: undefined };
+    case 'gzip':
+      return { codec: CompressionCodec.gzip, level: level('compression.gzip.level') };
+    case 'snappy':
+      return { codec: CompressionCodec.snappy, level: undefined };
+    case 'zstd':
+      return { codec: CompressionCodec.zstd, level: level('compression.zstd.level') };
+    case 'producer':
+      return undefined;
+    default:
+      // lz4 and unknown names never get here: the validator refuses them.
+      throw new Error(`compression.type=${type} passed validation`);
+  }
 }
 
 /**
@@ -491,5 +518,6 @@ export function effectiveTopicConfig(
     timestampBeforeMaxMs: bound('message.timestamp.before.max.ms'),
     timestampAfterMaxMs: bound('message.timestamp.after.max.ms'),
     minInsyncReplicas: get('min.insync.replicas'),
+    compression: topicCompression(get<string>('compression.type'), get<number>),
   };
 }

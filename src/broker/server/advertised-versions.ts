@@ -16,12 +16,15 @@
  * Transactions: InitProducerId up to v4 (v3 carries the producer id and epoch for
  * librdkafka's KIP-360 epoch bump, v4 knows PRODUCER_FENCED); AddOffsetsToTxn, EndTxn
  * and TxnOffsetCommit up to v3 and AddPartitionsToTxn up to v4 (its batched form),
- * the last versions before KIP-890's TRANSACTION_ABORTABLE, which is not served.
+ * the last versions before KIP-890's TRANSACTION_ABORTABLE, which those APIs do not
+ * answer yet. Produce v11 does (see its row).
  */
 import { ApiKey } from '../../protocol/api-keys.ts';
 
 export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
-  [ApiKey.Produce]: 9,
+  // v10: the current leader and its endpoint with leadership errors (KIP-951); v11:
+  // TRANSACTION_ABORTABLE for a partition outside the transaction (handlers/produce.ts).
+  [ApiKey.Produce]: 11,
   // v12: last_fetched_epoch and diverging epochs; v13+: topics by id; v15-17 add only
   // what followers send or leader changes answer (handlers/fetch.ts).
   [ApiKey.Fetch]: 17,

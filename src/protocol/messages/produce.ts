@@ -1,10 +1,15 @@
-/** Produce (key 0). Spec: Kafka's ProduceRequest.json / ProduceResponse.json. */
-import { api, array, field as f } from '../schema.ts';
+/**
+ * Produce (key 0). Spec: Kafka's ProduceRequest.json / ProduceResponse.json. v9 is the
+ * first flexible version; v10 adds the tagged CurrentLeader per partition and
+ * NodeEndpoints (KIP-951), v11 only tells the broker the client knows
+ * TRANSACTION_ABORTABLE (KIP-890).
+ */
+import { api, array, field as f, struct } from '../schema.ts';
 
 export const produce = api({
   apiKey: 0,
   name: 'Produce',
-  maxVersion: 9,
+  maxVersion: 11,
   flexibleFrom: 9,
   request: [
     f('transactionalId', 'string', '3+', { nullable: '3+', default: null }),
@@ -45,6 +50,15 @@ export const produce = api({
               '8+',
             ),
             f('errorMessage', 'string', '8+', { nullable: '8+', default: null }),
+            f(
+              'currentLeader',
+              struct([
+                f('leaderId', 'int32', '10+', { default: -1 }),
+                f('leaderEpoch', 'int32', '10+', { default: -1 }),
+              ]),
+              '10+',
+              { tag: 0 },
+            ),
           ]),
           '0+',
         ),
@@ -52,5 +66,16 @@ export const produce = api({
       '0+',
     ),
     f('throttleTimeMs', 'int32', '1+'),
+    f(
+      'nodeEndpoints',
+      array([
+        f('nodeId', 'int32', '10+'),
+        f('host', 'string', '10+'),
+        f('port', 'int32', '10+'),
+        f('rack', 'string', '10+', { nullable: '10+', default: null }),
+      ]),
+      '10+',
+      { tag: 0 },
+    ),
   ],
 });

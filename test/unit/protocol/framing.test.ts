@@ -263,7 +263,7 @@ describe('the api registry', () => {
     expect(all.find((a) => a.apiKey === ApiKey.Produce)).toEqual({
       apiKey: 0,
       minVersion: 0,
-      maxVersion: 9,
+      maxVersion: 11,
     });
     const narrowed = supportedApiVersions({ [ApiKey.Produce]: { max: 8 }, [ApiKey.EndTxn]: null });
     expect(narrowed.find((a) => a.apiKey === ApiKey.Produce)).toEqual({

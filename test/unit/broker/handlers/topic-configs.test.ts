@@ -183,7 +183,7 @@ describe('topic configs', () => {
   });
 
   it.each([
-    ['compression.type', 'gzip', /not supported: compression\.type=gzip; .*producer/],
+    ['compression.type', 'lz4', /not supported: compression\.type=lz4; .*compression\.lz4\.level/],
     [
       'remote.storage.enable',
       'true',

@@ -22,7 +22,7 @@ describe('request router', () => {
         ),
       );
       expect(ranges).toMatchObject({
-        [ApiKey.Produce]: [0, 9],
+        [ApiKey.Produce]: [0, 11],
         [ApiKey.Fetch]: [0, 17],
         [ApiKey.ListOffsets]: [0, 10],
         [ApiKey.Metadata]: [0, 12],
