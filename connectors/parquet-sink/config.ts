@@ -70,7 +70,7 @@ const parquetCodec: Validator<string> = (v, key) => {
   return enumOf(...PARQUET_CODECS)(v, key);
 };
 
-const PARQUET_FORMATS = FORMAT_CLASSES.parquet;
+const CONFLUENT_AVRO_FORMAT = FORMAT_CLASSES.avro[0];
 /** The formats format.class takes (file-format.ts). */
 const WRITTEN_FORMATS: readonly FormatKind[] = ['parquet', 'json', 'bytearray', 'avro'];
 const formatClass: Validator<string> = (v, key) => {
@@ -79,11 +79,17 @@ const formatClass: Validator<string> = (v, key) => {
   const names = WRITTEN_FORMATS.map((k) => FORMAT_CLASSES[k][0]).join(', ');
   return `not supported: ${key}=${v}; this sink writes ${names} (or their short names)`;
 };
-/** keys.format.class / headers.format.class: keys and headers files are Parquet only. */
-const viewFormatClass: Validator<string> = (v, key) =>
-  PARQUET_FORMATS.includes(v)
-    ? undefined
-    : `not supported: ${key}=${v}; keys and headers files are written as Parquet only (${PARQUET_FORMATS[0]})`;
+/**
+ * keys.format.class / headers.format.class: Confluent's formats for keys and headers
+ * files (record-views.ts). ByteArrayFormat and the others are refused by name.
+ */
+const VIEW_FORMATS: readonly FormatKind[] = ['parquet', 'avro', 'json'];
+const viewFormatClass: Validator<string> = (v, key) => {
+  const kind = formatKind(v);
+  if (kind !== undefined && VIEW_FORMATS.includes(kind)) return undefined;
+  const names = VIEW_FORMATS.map((k) => FORMAT_CLASSES[k][0]).join(', ');
+  return `not supported: ${key}=${v}; keys and headers files are written as ${names} (or their short names)`;
+};
 
 const AVRO_CODECS: readonly AvroCodec[] = ['null', 'deflate', 'snappy'];
 const avroCodec: Validator<string> = (v, key) =>
@@ -103,27 +109,28 @@ const FORMAT_KEYS: ReadonlyArray<{ key: string; kinds: readonly FormatKind[]; de
   ];
 
 /**
- * keys.format.class / headers.format.class (their values are checked by formatClass):
- * Confluent's default is AvroFormat, which is not written here, so with
- * store.kafka.keys/headers on the class must be set; unset it is refused rather than
- * another format picked silently.
+ * keys.format.class / headers.format.class (their values are checked by viewFormatClass):
+ * the tombstone folder's keys file is its commit point, which recovery finds by the
+ * value files' extension and reads as it reads them, so with
+ * behavior.on.null.values=write the keys file must be of format.class's kind.
  */
 function viewFormatErrors(v: Readonly<Record<string, unknown>>): ConfigError[] {
-  const errors: ConfigError[] = [];
-  for (const [store, key] of [
-    ['store.kafka.keys', 'keys.format.class'],
-    ['store.kafka.headers', 'headers.format.class'],
-  ] as const) {
-    const value = v[key] as string | null | undefined;
-    if (v[store] === true && (value === null || value === undefined || value === '')) {
-      errors.push({
-        key,
-        value: value ?? null,
-        message: `${store}=true needs ${key}=${PARQUET_FORMATS[0]}: Confluent's default for ${key} is AvroFormat, which this sink does not write`,
-      });
-    }
+  const keysClass = v['keys.format.class'] as string;
+  if (
+    v['store.kafka.keys'] !== true ||
+    String(v['behavior.on.null.values']).toLowerCase() !== 'write'
+  ) {
+    return [];
   }
-  return errors;
+  const valueClass = v['format.class'] as string;
+  if (formatKind(keysClass) === (formatKind(valueClass) ?? 'parquet')) return [];
+  return [
+    {
+      key: 'keys.format.class',
+      value: keysClass,
+      message: `not supported: keys.format.class=${keysClass} with behavior.on.null.values=write and format.class=${valueClass}; the tombstone folder's keys files are the commit point recovery reads as value files, so set keys.format.class to format.class's format`,
+    },
+  ];
 }
 
 const partitionerClass: Validator<string> = (v, key) =>
@@ -354,32 +361,30 @@ export const parquetSinkConfigDefs: readonly AnyConfigDef[] = [
     name: 'store.kafka.keys',
     type: 'boolean',
     default: false,
-    doc: "Write record keys in a keys file beside each value file (<name>.keys<ext>, one column `key`), as Confluent's sink does; needs keys.format.class=ParquetFormat, and a record with a null key fails",
+    doc: "Write record keys in a keys file beside each value file (<name>.keys<ext>, in keys.format.class), as Confluent's sink does; a record with a null key fails",
     group: GROUP_FILES,
   }),
   define({
     name: 'store.kafka.headers',
     type: 'boolean',
     default: false,
-    doc: "Write record headers in a headers file beside each value file (<name>.headers<ext>, one column `headers`: a list of {key, value} strings), as Confluent's sink does; needs headers.format.class=ParquetFormat, and a record without headers fails",
+    doc: "Write record headers in a headers file beside each value file (<name>.headers<ext>, in headers.format.class: a list of {key, value} strings a record), as Confluent's sink does; a record without headers fails",
     group: GROUP_FILES,
   }),
   define({
     name: 'keys.format.class',
     type: 'string',
-    default: null,
+    default: CONFLUENT_AVRO_FORMAT,
     validator: viewFormatClass,
-    defaultDoc: "AvroFormat in Confluent's sink, refused here",
-    doc: "Format of the keys files with store.kafka.keys=true: Confluent's ParquetFormat (or ParquetFormat) only; must be set, Confluent's default (AvroFormat) is not written",
+    doc: "Format of the keys files with store.kafka.keys=true, as Confluent writes them: AvroFormat (<name>.keys.avro, the key under its own schema), JsonFormat (<name>.keys.json, one key a line) or ParquetFormat (<name>.keys<parquet ext>, one column `key`); other formats are refused. Files of another format than format.class take that format's defaults (avro.codec null; JSON uncompressed, decimals BASE64; parquet.codec). With behavior.on.null.values=write it must be format.class's format",
     group: GROUP_FILES,
   }),
   define({
     name: 'headers.format.class',
     type: 'string',
-    default: null,
+    default: CONFLUENT_AVRO_FORMAT,
     validator: viewFormatClass,
-    defaultDoc: "AvroFormat in Confluent's sink, refused here",
-    doc: "Format of the headers files with store.kafka.headers=true: Confluent's ParquetFormat (or ParquetFormat) only; must be set, Confluent's default (AvroFormat) is not written",
+    doc: 'Format of the headers files with store.kafka.headers=true, as Confluent writes them: AvroFormat (<name>.headers.avro, an array of {key, value} strings a record), JsonFormat (<name>.headers.json, one such array a line) or ParquetFormat (one column `headers`); other formats are refused. Files of another format than format.class take the defaults of that format, as keys files do',
     group: GROUP_FILES,
   }),
   define({
@@ -503,6 +508,12 @@ export interface ParquetSinkConfig {
   padWidth: number;
   storeKeys: boolean;
   storeHeaders: boolean;
+  /**
+   * keys.format.class / headers.format.class and their settings (viewFormatSettings);
+   * toSinkConfig always sets them, absent means Parquet.
+   */
+  keysFormat?: FormatSettings;
+  headersFormat?: FormatSettings;
   memoryMaxBytes: number;
   partitioner: {
     className: string;
@@ -528,6 +539,7 @@ export function toSinkConfig(
   raw: Readonly<Record<string, unknown>> = v,
 ): ParquetSinkConfig {
   const url = v['store.url'] as string;
+  const format = toFormatSettings(v, raw);
   const store: ParquetSinkConfig['store'] = url.startsWith('file:')
     ? { kind: 'local', url }
     : {
@@ -555,7 +567,7 @@ export function toSinkConfig(
     codec: canonical(PARQUET_CODECS, v['parquet.codec'] as string),
     zstdLevel: (v[ZSTD_LEVEL_KEY] as number | null) ?? DEFAULT_ZSTD_LEVEL,
     nullBehavior: canonical(NULL_BEHAVIORS, v['behavior.on.null.values'] as string),
-    format: toFormatSettings(v, raw),
+    format,
     types: {
       debeziumTypes: canonical<DebeziumTypesMode>(
         ['native', 'as-is'],
@@ -570,6 +582,8 @@ export function toSinkConfig(
     padWidth: v['filename.offset.zero.pad.width'] as number,
     storeKeys: v['store.kafka.keys'] as boolean,
     storeHeaders: v['store.kafka.headers'] as boolean,
+    keysFormat: viewFormatSettings(v['keys.format.class'] as string, format),
+    headersFormat: viewFormatSettings(v['headers.format.class'] as string, format),
     memoryMaxBytes: v['buffer.memory.max.bytes'] as number,
     partitioner: {
       className: v['partitioner.class'] as string,
@@ -585,6 +599,24 @@ export function toSinkConfig(
         : {}),
     },
   };
+}
+
+/**
+ * A keys or headers file's format: format.class's own settings when it is the same
+ * format, else that format's defaults (the format keys of another format than
+ * format.class are refused, formatKeyErrors), so no setting is silently applied.
+ */
+function viewFormatSettings(className: string, valueFormat: FormatSettings): FormatSettings {
+  const kind = formatKind(className) ?? 'avro';
+  if (kind === valueFormat.kind) return valueFormat;
+  switch (kind) {
+    case 'json':
+      return { kind, decimalFormat: 'BASE64', compression: 'none', compressionLevel: -1 };
+    case 'avro':
+      return { kind, codec: 'null' };
+    default:
+      return { kind: 'parquet' };
+  }
 }
 
 function toFormatSettings(
@@ -647,16 +679,6 @@ function formatKeyErrors(v: Readonly<Record<string, unknown>>): ConfigError[] {
       value: v['s3.compression.type'],
       message: `not supported: s3.compression.type=${v['s3.compression.type']} with ${FORMAT_CLASSES[kind][1]}; ${inside}`,
     });
-  }
-  if (kind !== 'parquet') {
-    for (const key of ['store.kafka.keys', 'store.kafka.headers']) {
-      if (v[key] !== true) continue;
-      errors.push({
-        key,
-        value: true,
-        message: `not supported yet: ${key}=true with format.class=${className}; keys and headers files are written beside Parquet value files only (format.class=${PARQUET_FORMATS[0]})`,
-      });
-    }
   }
   return errors;
 }

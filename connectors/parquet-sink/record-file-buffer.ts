@@ -57,13 +57,19 @@ export function rowFormatSchema(
   };
 }
 
+/**
+ * `schemaOf` gives the schema a JSON text is written under: the value's for value
+ * files, the key's for keys files (record-views.ts), as Confluent's JsonFormat writes
+ * each view under its own schema.
+ */
 export function newRecordFileBuffer(
   format: Exclude<FormatSettings, { kind: 'parquet' }>,
   schema: ParquetSchema,
+  schemaOf: (record: SinkRecord) => Schema | null | undefined = (r) => r.valueSchema,
 ): RecordFileBuffer {
   return format.kind === 'avro'
     ? new AvroFileBuffer(format.codec, schema)
-    : new PieceBuffer(format, schema);
+    : new PieceBuffer(format, schema, schemaOf);
 }
 
 const NEWLINE = new Uint8Array([0x0a]);
@@ -82,6 +88,7 @@ class PieceBuffer implements RecordFileBuffer {
   constructor(
     private readonly format: Extract<FormatSettings, { kind: 'json' | 'bytearray' }>,
     readonly schema: ParquetSchema,
+    private readonly schemaOf: (record: SinkRecord) => Schema | null | undefined,
   ) {}
 
   get rows(): number {
@@ -95,7 +102,7 @@ class PieceBuffer implements RecordFileBuffer {
   append(value: unknown, record: SinkRecord): void {
     const piece =
       this.format.kind === 'json'
-        ? Buffer.from(jsonValue(record.valueSchema, value, this.format.decimalFormat), 'utf8')
+        ? Buffer.from(jsonValue(this.schemaOf(record), value, this.format.decimalFormat), 'utf8')
         : rawBytes(record, value);
     this.pieces.push(piece);
     this.bytes += piece.byteLength;
@@ -107,7 +114,7 @@ class PieceBuffer implements RecordFileBuffer {
   }
 
   withSchema(schema: ParquetSchema): RecordFileBuffer {
-    const next = new PieceBuffer(this.format, schema);
+    const next = new PieceBuffer(this.format, schema, this.schemaOf);
     next.pieces = this.pieces;
     next.bytes = this.bytes;
     return next;

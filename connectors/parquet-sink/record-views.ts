@@ -1,14 +1,19 @@
 /**
  * `store.kafka.keys` / `store.kafka.headers`: the record key and headers in files of
  * their own beside each value file, as Confluent's S3 sink writes them (its RecordViews:
- * KeyRecordView, HeaderRecordView, enveloped as its ParquetFormat does):
+ * KeyRecordView, HeaderRecordView), in keys.format.class / headers.format.class:
  *
- *   <name>.keys<ext>     one column `key`: the record key under its own schema
- *                        (struct RecordKey { key })
- *   <name>.headers<ext>  one column `headers`: list<struct { key: string, value: string }>
- *                        (struct RecordHeaders { headers }), values as text
+ *   ParquetFormat  enveloped, as Confluent's ParquetFormat needs a struct:
+ *     <name>.keys<ext>     one column `key`: the record key under its own schema
+ *                          (struct RecordKey { key })
+ *     <name>.headers<ext>  one column `headers`: list<struct { key: string, value: string }>
+ *                          (struct RecordHeaders { headers }), values as text
+ *   AvroFormat, JsonFormat  unenveloped, as Confluent's Avro and JSON writers ask for them:
+ *     <name>.keys.avro / .keys.json        the key itself, under its schema
+ *     <name>.headers.avro / .headers.json  the array of { key, value } strings
  *
- * where <name><ext> is the value file's name (file-naming.ts). The three files of one
+ * where <name> is the value file's name without its extension and <ext> the view's
+ * format's (file-naming.ts), which may differ from format.class's. The three files of one
  * file set hold the same records in the same order, so row i of each describes the
  * same record; the writer (topic-partition-writer.ts) appends a record to all of them
  * or to none.
@@ -48,12 +53,13 @@ const HEADER_SCHEMA = Schemas.struct([
   ['value', Schemas.string()],
 ]);
 
-/** The headers file's row schema; the same for every record. */
-export const HEADERS_VIEW_SCHEMA: Schema = Schemas.struct([
-  [HEADERS_FIELD, Schemas.array(HEADER_SCHEMA)],
-]);
+/** A record's headers, unenveloped: the row of an Avro or JSON headers file. */
+export const HEADERS_SCHEMA: Schema = Schemas.array(HEADER_SCHEMA);
 
-/** The keys file's row schema for a key schema. */
+/** The headers file's row schema in Parquet (enveloped); the same for every record. */
+export const HEADERS_VIEW_SCHEMA: Schema = Schemas.struct([[HEADERS_FIELD, HEADERS_SCHEMA]]);
+
+/** The Parquet keys file's row schema for a key schema (enveloped). */
 export function keyViewSchema(keySchema: Schema): Schema {
   return Schemas.struct([[KEY_FIELD, keySchema]]);
 }

@@ -270,6 +270,8 @@ export class ParquetSinkWriter {
           compatibility: c.compatibility,
           storeKeys: c.storeKeys,
           storeHeaders: c.storeHeaders,
+          keysFormat: c.keysFormat,
+          headersFormat: c.headersFormat,
           uploadConcurrency: UPLOAD_CONCURRENCY,
         },
         createPartitioner({ ...c.partitioner, dirDelim: c.dirDelim }, this.clock),

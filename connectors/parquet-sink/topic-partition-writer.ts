@@ -18,7 +18,9 @@
  *
  * File sets: with store.kafka.keys / store.kafka.headers each open value file has a
  * keys file and a headers file (record-views.ts) taking the same records in the same
- * order; they are encoded, uploaded and made durable with it. A record goes into all
+ * order, each in its own format (keys.format.class, headers.format.class: Parquet
+ * rows, or Avro/JSON records buffered as row-format files are) and named with that
+ * format's extension; they are encoded, uploaded and made durable with it. A record goes into all
  * the files of its set or into none: its keys and headers rows are made before any row
  * is appended, and a row that fails is rolled back from the files it went into.
  *
@@ -89,7 +91,7 @@ import {
 import type { ParquetCodec } from './codecs.ts';
 import type { SemanticTypes } from './debezium-types.ts';
 import type { FileEncoder } from './file-encoder.ts';
-import type { FormatSettings } from './file-format.ts';
+import { type FormatSettings, formatExtension } from './file-format.ts';
 import { fileName, objectKey } from './file-naming.ts';
 import type { ObjectInfo, ObjectStore } from './object-store.ts';
 import { type Partitioner, PartitionerError, tombstoneFolder } from './partitioner.ts';
@@ -99,6 +101,7 @@ import {
   rowFormatSchema,
 } from './record-file-buffer.ts';
 import {
+  HEADERS_SCHEMA,
   HEADERS_VIEW_SCHEMA,
   headersRow,
   keyViewSchema,
@@ -121,6 +124,13 @@ import { type ParquetSchema, SchemaMappingError, toParquetSchema } from './schem
 
 /** The group schema of schemaless records in JSON and ByteArray files (never written). */
 const SCHEMALESS: Schema = Schemas.struct([], { name: 'connect.schemaless', optional: true });
+
+/** A format's settings when it is a row format (Avro, JSON, ByteArray); undefined for Parquet. */
+function rowFormatOf(
+  f: FormatSettings | undefined,
+): Exclude<FormatSettings, { kind: 'parquet' }> | undefined {
+  return f === undefined || f.kind === 'parquet' ? undefined : f;
+}
 
 /** Every committed file is logged at INFO: where it is, its rows and bytes. */
 const log = getLogger('connectors.parquet-sink');
@@ -162,6 +172,9 @@ export interface WriterSettings {
   storeKeys: boolean;
   /** Headers files beside the value files (store.kafka.headers). */
   storeHeaders: boolean;
+  /** keys.format.class / headers.format.class (record-views.ts); Parquet when absent. */
+  keysFormat?: FormatSettings;
+  headersFormat?: FormatSettings;
   /** Files of one group uploaded at once. */
   uploadConcurrency: number;
 }
@@ -174,9 +187,9 @@ interface OpenFile {
   /** Undefined in the tombstone folder, which has keys and headers files only. */
   buffer: RowBuffer | RecordFileBuffer | undefined;
   /** The keys file's rows (store.kafka.keys), aligned with `buffer`'s. */
-  keys: RowBuffer | undefined;
+  keys: RowBuffer | RecordFileBuffer | undefined;
   /** The headers file's rows (store.kafka.headers), aligned with `buffer`'s. */
-  headers: RowBuffer | undefined;
+  headers: RowBuffer | RecordFileBuffer | undefined;
 }
 
 /** What append() did with a record. */
@@ -257,9 +270,12 @@ export class TopicPartitionWriter {
     private readonly counts: WriteCounts = new WriteCounts(),
   ) {
     this.groupExtension = s.extension;
-    this.headersParquet = s.storeHeaders
-      ? toParquetSchema(HEADERS_VIEW_SCHEMA, s.types ? { types: s.types } : {})
-      : undefined;
+    const headersRowFormat = rowFormatOf(s.headersFormat);
+    this.headersParquet = !s.storeHeaders
+      ? undefined
+      : headersRowFormat !== undefined
+        ? rowFormatSchema(HEADERS_SCHEMA, headersRowFormat)
+        : toParquetSchema(HEADERS_VIEW_SCHEMA, s.types ? { types: s.types } : {});
   }
 
   /**
@@ -448,8 +464,8 @@ export class TopicPartitionWriter {
         startOffset: offset,
         lastOffset: offset,
         buffer: tombstone ? undefined : this.valueBuffer(this.parquetSchema as ParquetSchema),
-        keys: this.keyParquet && new RowBuffer(this.keyParquet),
-        headers: this.headersParquet && new RowBuffer(this.headersParquet),
+        keys: this.keyParquet && this.viewBuffer('keys', this.keyParquet),
+        headers: this.headersParquet && this.viewBuffer('headers', this.headersParquet),
       };
       this.files.set(encoded, file);
     }
@@ -460,11 +476,14 @@ export class TopicPartitionWriter {
         file.buffer.append(record.value ?? null, record);
         appended.push(file.buffer);
       }
+      // Parquet views are enveloped rows; Avro and JSON ones the key or headers alone.
       if (file.keys !== undefined) {
-        file.keys.append({ key });
+        file.keys.append(file.keys instanceof RowBuffer ? { key } : key, record);
         appended.push(file.keys);
       }
-      if (file.headers !== undefined) file.headers.append(headers);
+      if (file.headers !== undefined) {
+        file.headers.append(file.headers instanceof RowBuffer ? headers : headers?.headers, record);
+      }
     } catch (e) {
       for (const b of appended) b.dropLast();
       if ((file.buffer ?? file.keys)?.rows === 0) this.files.delete(encoded);
@@ -532,7 +551,7 @@ export class TopicPartitionWriter {
       files.push(
         f.buffer
           ? this.closedFile(f, f.buffer, kv, undefined, true, metadata)
-          : this.closedFile(f, f.keys as RowBuffer, kv, 'keys', true, metadata),
+          : this.closedFile(f, f.keys as RowBuffer | RecordFileBuffer, kv, 'keys', true, metadata),
       );
     }
     this.pending.push({ meta, files });
@@ -551,7 +570,11 @@ export class TopicPartitionWriter {
   ): ClosedFile {
     const name = fileName(
       { topic: this.topic, kafkaPartition: this.partition, startOffset: f.startOffset },
-      { padWidth: this.s.padWidth, delim: this.s.fileDelim ?? '+', extension: this.groupExtension },
+      {
+        padWidth: this.s.padWidth,
+        delim: this.s.fileDelim ?? '+',
+        extension: this.extensionOf(view),
+      },
       view,
     );
     const estimate = buffer.estimatedBytes;
@@ -699,9 +722,13 @@ export class TopicPartitionWriter {
     return inferred;
   }
 
-  /** The schema of a record's key: its own, or inferred for a schemaless key. */
+  /**
+   * The schema of a record's key: its own, or inferred for a schemaless key (JSON keys
+   * files write a schemaless key as it is, as values).
+   */
   private keySchemaOf(record: SinkRecord, key: unknown): Schema {
     if (record.keySchema) return record.keySchema;
+    if (this.s.keysFormat?.kind === 'json') return SCHEMALESS;
     const last = this.lastKeyInferred;
     if (last !== undefined && matchesInference(key, last, this.keySchema)) return last;
     const inferred = inferSchema(key, this.keySchema);
@@ -792,9 +819,35 @@ export class TopicPartitionWriter {
     return toParquetSchema(schema, this.s.types ? { types: this.s.types } : {});
   }
 
-  /** The keys file's schema: Confluent's enveloped KeyRecordView (record-views.ts). */
+  /**
+   * The keys file's schema: Confluent's KeyRecordView (record-views.ts), enveloped in
+   * Parquet, the key's own in Avro and JSON.
+   */
   private keyParquetFor(keySchema: Schema): ParquetSchema {
+    const row = rowFormatOf(this.s.keysFormat);
+    if (row !== undefined) return rowFormatSchema(keySchema, row);
     return toParquetSchema(keyViewSchema(keySchema), this.s.types ? { types: this.s.types } : {});
+  }
+
+  /** A keys or headers file's buffer, in its own format (keys.format.class, headers.format.class). */
+  private viewBuffer(view: RecordView, schema: ParquetSchema): RowBuffer | RecordFileBuffer {
+    const row = rowFormatOf(view === 'keys' ? this.s.keysFormat : this.s.headersFormat);
+    if (row === undefined) return new RowBuffer(schema);
+    return newRecordFileBuffer(row, schema, (r) =>
+      view === 'keys' ? r.keySchema : HEADERS_SCHEMA,
+    );
+  }
+
+  /**
+   * A file's extension: the group's for value files and views of format.class's kind
+   * (a replayed group keeps its files'), else the view's own format's (Confluent names
+   * a keys file after its keys.format.class: `.keys.avro` beside `.snappy.parquet`).
+   */
+  private extensionOf(view: RecordView | undefined): string {
+    if (view === undefined) return this.groupExtension;
+    const f = (view === 'keys' ? this.s.keysFormat : this.s.headersFormat) ?? { kind: 'parquet' };
+    if (f.kind === (this.s.format?.kind ?? 'parquet')) return this.groupExtension;
+    return formatExtension(f, this.s.codec);
   }
 
   private setSchema(schema: Schema | undefined, parquet: ParquetSchema | undefined): void {

@@ -827,9 +827,10 @@ describe('format.class configuration', () => {
         'format.class': 'JsonFormat',
         'store.kafka.keys': 'true',
         'keys.format.class': 'ParquetFormat',
+        'behavior.on.null.values': 'write',
       },
-      'store.kafka.keys',
-      'not supported yet: store.kafka.keys=true with format.class=JsonFormat',
+      'keys.format.class',
+      'not supported: keys.format.class=ParquetFormat with behavior.on.null.values=write and format.class=JsonFormat',
     ],
     [
       { 's3.compression.type': 'gzip' },
@@ -863,9 +864,9 @@ describe('format.class configuration', () => {
     ],
     [{ 'avro.codec': 'deflate' }, 'avro.codec', 'applies to AvroFormat only'],
     [
-      { 'keys.format.class': 'JsonFormat', 'store.kafka.keys': 'true' },
+      { 'keys.format.class': 'ByteArrayFormat', 'store.kafka.keys': 'true' },
       'keys.format.class',
-      'not supported: keys.format.class=JsonFormat; keys and headers files are written as Parquet only',
+      'not supported: keys.format.class=ByteArrayFormat; keys and headers files are written as io.confluent.connect.s3.format.parquet.ParquetFormat, io.confluent.connect.s3.format.avro.AvroFormat, io.confluent.connect.s3.format.json.JsonFormat (or their short names)',
     ],
   ])('%o is refused by name', (config, key, message) => {
     expect(errors(config)[key]).toContain(message);
