@@ -23,6 +23,27 @@ import { waitFor } from './support.ts';
 
 const cluster = usePostgres();
 
+/**
+ * Resumes after each record of `whole` in turn and expects the rest of the stream. A
+ * record that is not the last of its change (lsn_proc = LSN - 1) leaves the change
+ * owed: all of its records come again, numbered as the first time.
+ */
+async function expectEveryCutResumes(
+  whole: SourceRecord[],
+  resume: (from: ResumePoint | null) => Promise<SourceRecord[]>,
+): Promise<void> {
+  for (let i = 0; i < whole.length; i++) {
+    const cut = whole[i] as SourceRecord;
+    const resumed = await resume(resumePointOf(cut.sourceOffset));
+    const o = cut.sourceOffset;
+    const owed = cut.topic !== 'srv.transaction' && o.lsn_proc === (o.lsn as number) - 1;
+    const from = owed
+      ? whole.findIndex((r) => r.topic !== 'srv.transaction' && r.sourceOffset.lsn === o.lsn)
+      : i + 1;
+    expect({ after: i, records: resumed }).toEqual({ after: i, records: whole.slice(from) });
+  }
+}
+
 describe('change source resuming inside a transaction (real Postgres)', () => {
   const cleanups: Array<() => Promise<unknown>> = [];
   afterEach(async () => {
@@ -159,18 +180,7 @@ describe('change source resuming inside a transaction (real Postgres)', () => {
       'b tombstone',
       'END',
     ]);
-    for (let i = 0; i < whole.length; i++) {
-      const cut = whole[i] as SourceRecord;
-      const resumed = await session(catalog, registry, messages, resumePointOf(cut.sourceOffset));
-      // A record that is not the last of its change (lsn_proc = LSN - 1) leaves the
-      // change owed: all of its records come again, numbered as the first time.
-      const o = cut.sourceOffset;
-      const owed = cut.topic !== 'srv.transaction' && o.lsn_proc === (o.lsn as number) - 1;
-      const from = owed
-        ? whole.findIndex((r) => r.topic !== 'srv.transaction' && r.sourceOffset.lsn === o.lsn)
-        : i + 1;
-      expect({ after: i, records: resumed }).toEqual({ after: i, records: whole.slice(from) });
-    }
+    await expectEveryCutResumes(whole, (from) => session(catalog, registry, messages, from));
   });
 
   it('hands out exactly the records after any record whose offset it resumes from, logical decoding messages among them', async () => {
@@ -221,15 +231,6 @@ describe('change source resuming inside a transaction (real Postgres)', () => {
       'a c',
       'END',
     ]);
-    for (let i = 0; i < whole.length; i++) {
-      const cut = whole[i] as SourceRecord;
-      const resumed = await session(catalog, registry, messages, resumePointOf(cut.sourceOffset));
-      const o = cut.sourceOffset;
-      const owed = cut.topic !== 'srv.transaction' && o.lsn_proc === (o.lsn as number) - 1;
-      const from = owed
-        ? whole.findIndex((r) => r.topic !== 'srv.transaction' && r.sourceOffset.lsn === o.lsn)
-        : i + 1;
-      expect({ after: i, records: resumed }).toEqual({ after: i, records: whole.slice(from) });
-    }
+    await expectEveryCutResumes(whole, (from) => session(catalog, registry, messages, from));
   });
 });
