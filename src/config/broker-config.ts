@@ -19,6 +19,16 @@ function metricsListener(v: string): string | undefined {
     : 'expected http://host:port, e.g. http://127.0.0.1:9404';
 }
 
+/** group.consumer.migration.policy: Kafka's values, case-insensitive; only `disabled` is served. */
+function migrationPolicy(v: string, key: string): string | undefined {
+  const policy = v.toLowerCase();
+  if (!['disabled', 'upgrade', 'downgrade', 'bidirectional'].includes(policy))
+    return 'must be one of disabled, upgrade, downgrade, bidirectional';
+  return policy === 'disabled'
+    ? undefined
+    : `not supported: ${key}=${v}; this broker does not convert a group between the classic and consumer protocols while it has members (the online upgrade and downgrade of KIP-848)`;
+}
+
 export const brokerOwnDefs: readonly AnyConfigDef[] = [
   define<string>({
     name: 'broker.host',
@@ -166,6 +176,16 @@ export const brokerOwnDefs: readonly AnyConfigDef[] = [
     validator: atLeast(0),
     group,
     doc: 'How long a new group waits for more members before its first rebalance completes.',
+  }),
+  define<string>({
+    name: 'group.consumer.migration.policy',
+    type: 'string',
+    // Kafka 4.0's default is bidirectional; the online conversion it turns on is not
+    // served (group/consumer-group/consumer-group-coordinator.ts), so only disabled is.
+    default: 'disabled',
+    validator: migrationPolicy,
+    group,
+    doc: "Online conversion of groups with members between the classic and consumer (KIP-848) protocols. Only disabled is served; Kafka's default bidirectional, upgrade and downgrade are refused. A ConsumerGroupHeartbeat for a classic group with members answers GROUP_ID_NOT_FOUND, a JoinGroup for a consumer group with members INCONSISTENT_GROUP_PROTOCOL.",
   }),
   define<number>({
     name: 'transactional.id.expiration.ms',

@@ -26,7 +26,10 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../util/clock.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
-import { ConsumerGroupCoordinator } from './consumer-group/consumer-group-coordinator.ts';
+import {
+  ConsumerGroupCoordinator,
+  type ConsumerGroupStore,
+} from './consumer-group/consumer-group-coordinator.ts';
 import {
   type CommittedOffset,
   Group,
@@ -109,8 +112,8 @@ export interface GroupSnapshot {
   }>;
 }
 
-/** Where committed offsets and group metadata are made durable. */
-export interface GroupStore {
+/** Where committed offsets and group metadata (classic and consumer groups) are made durable. */
+export interface GroupStore extends ConsumerGroupStore {
   /** Resolves with the offset of the batch written (the commit's position in the store's log). */
   storeOffsets(
     groupId: string,
@@ -812,10 +815,20 @@ export class GroupCoordinator {
     return answer;
   }
 
-  /** Drops offsets of groups that have been empty longer than offsets.retention.minutes. */
-  expireOffsets(): Promise<number> {
+  /**
+   * Drops offsets of groups that have been empty longer than offsets.retention.minutes,
+   * then the consumer groups left with neither members nor offsets (Kafka's
+   * cleanupGroupMetadata), whose records would otherwise be kept forever.
+   */
+  async expireOffsets(): Promise<number> {
     this.consumerGroups.holdOffsetsOfActiveGroups();
-    return this.offsets.expire();
+    const expired = await this.offsets.expire();
+    await this.consumerGroups.deleteEmptyGroups(
+      (groupId) =>
+        (this.groups.get(groupId)?.offsets.size ?? 0) > 0 ||
+        this.pendingTxnOffsets.partitionsOf(groupId).length > 0,
+    );
+    return expired;
   }
 
   // ---- Loading from the store ---------------------------------------------------------

@@ -14,6 +14,9 @@
  *                           clientHost string, rebalanceTimeout i32, sessionTimeout i32,
  *                           subscription bytes, assignment bytes]
  *
+ * Key versions 3-8 are the records of consumer groups (KIP-848), in
+ * consumer-group/consumer-group-records.ts; `decodeKey` leaves them to it.
+ *
  * A null value (tombstone) deletes the key. Older value versions written by Kafka
  * (offset value v0-v2) are read too, since a data directory could come from Kafka.
  */

@@ -1,9 +1,10 @@
 /**
  * The GroupStore on the compacted internal topic `__consumer_offsets`, as Kafka keeps
  * it: one record per committed offset and one per group's membership snapshot, keyed
- * so that compaction keeps only the latest of each, tombstones for deletions. A group
- * always lands on partition `abs(hashCode(groupId)) % partitions`, so its records
- * stay in order.
+ * so that compaction keeps only the latest of each, tombstones for deletions; a
+ * consumer group (KIP-848) has records of its own (consumer-group-records.ts), written
+ * and replayed by the ConsumerGroupCoordinator's journal. A group always lands on
+ * partition `abs(hashCode(groupId)) % partitions`, so its records stay in order.
  *
  * Durability: a commit is acknowledged to the client only after the append resolved,
  * i.e. when the topic's flush policy says it is durable (the same policy as every
@@ -75,9 +76,14 @@ export class OffsetsTopicStore implements GroupStore {
   }
 
   /** Replays every partition into the coordinator. */
-  loadInto(coordinator: GroupCoordinator): { offsets: number; groups: number } {
+  loadInto(coordinator: GroupCoordinator): {
+    offsets: number;
+    groups: number;
+    consumerGroups: number;
+  } {
     let offsets = 0;
     let groups = 0;
+    let consumerGroupRecords = 0;
     for (let partition = 0; partition < this.partitions; partition++) {
       const log = this.logs.getLog(OFFSETS_TOPIC, partition);
       for (const { header, records, position } of replayPartition(log)) {
@@ -91,7 +97,17 @@ export class OffsetsTopicStore implements GroupStore {
         for (const record of decodeRecords(records, position)) {
           if (record.offset < log.earliestOffset() || record.key === null) continue;
           const key = decodeKey(record.key);
-          if (!key) continue;
+          if (!key) {
+            const replayed = coordinator.consumerGroups.replayRecord(record.key, record.value);
+            if (replayed === 'applied') consumerGroupRecords++;
+            else if (replayed === 'malformed') {
+              this.options.logger.warn(
+                { partition, offset: record.offset },
+                'skipped a consumer group record whose value does not decode',
+              );
+            }
+            continue;
+          }
           if (key.kind === 'offset' && header.transactional) {
             const value = record.value === null ? undefined : decodeOffsetValue(record.value);
             if (value) {
@@ -136,8 +152,12 @@ export class OffsetsTopicStore implements GroupStore {
         }
       }
     }
-    this.options.logger.info({ offsets, groups }, 'loaded committed offsets and groups');
-    return { offsets, groups };
+    const consumerGroups = coordinator.consumerGroups.completeLoad();
+    this.options.logger.info(
+      { offsets, groups, consumerGroups, consumerGroupRecords },
+      'loaded committed offsets and groups',
+    );
+    return { offsets, groups, consumerGroups };
   }
 
   async storeOffsets(
@@ -189,6 +209,14 @@ export class OffsetsTopicStore implements GroupStore {
 
   async removeGroup(groupId: string): Promise<void> {
     await this.append(groupId, [{ key: encodeGroupKey(groupId), value: null }]);
+  }
+
+  /** A consumer group's changed records (and tombstones), in one batch: all or none. */
+  async storeConsumerGroupRecords(
+    groupId: string,
+    records: Array<{ key: Buffer; value: Buffer | null }>,
+  ): Promise<void> {
+    await this.append(groupId, records);
   }
 
   private async append(

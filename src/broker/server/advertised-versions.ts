@@ -36,8 +36,9 @@ export const ADVERTISED_MAX_VERSION: Readonly<Record<number, number>> = {
   // v9: a consumer group member commits with its member epoch (KIP-848).
   [ApiKey.OffsetCommit]: 9,
   // v7 carries require_stable (UNSTABLE_OFFSET_COMMIT while a transaction holds an
-  // offset); v8 batches groups, each answered as v7 answers one.
-  [ApiKey.OffsetFetch]: 8,
+  // offset); v8 batches groups, each answered as v7 answers one; v9 checks a consumer
+  // group member's id and epoch (KIP-848, handlers/group/offset-handlers.ts).
+  [ApiKey.OffsetFetch]: 9,
   // v4 batches coordinator keys (KIP-699), each answered as v3 answers one.
   [ApiKey.FindCoordinator]: 4,
   // v7 answers the protocol type (KIP-559); v8's reason goes into the rebalance's log

@@ -1,13 +1,15 @@
 /**
  * OffsetFetch (key 9). Spec: Kafka's OffsetFetchRequest.json / OffsetFetchResponse.json.
- * v8 batches several groups; v0-7 carry one group at the top level.
+ * v8 batches several groups; v0-7 carry one group at the top level. v9 names the
+ * member and its epoch per group (KIP-848): a consumer group's member fetches as itself,
+ * an admin client leaves them null / -1.
  */
 import { api, array, field as f } from '../schema.ts';
 
 export const offsetFetch = api({
   apiKey: 9,
   name: 'OffsetFetch',
-  maxVersion: 8,
+  maxVersion: 9,
   flexibleFrom: 6,
   request: [
     f('groupId', 'string', '0-7'),
@@ -22,6 +24,8 @@ export const offsetFetch = api({
       'groups',
       array([
         f('groupId', 'string', '8+'),
+        f('memberId', 'string', '9+', { nullable: '9+', default: null }),
+        f('memberEpoch', 'int32', '9+', { default: -1 }),
         f(
           'topics',
           array([f('name', 'string', '8+'), f('partitionIndexes', array('int32'), '8+')]),

@@ -2,9 +2,9 @@
  * The consumer group protocol (KIP-848) over the wire against the embedded broker, with
  * a member built on the project's codec that speaks it as the Java 4.x consumer does
  * (helpers/kip848-member.ts): advertised APIs, server-side assignment reconciled with
- * revocation first, offsets committed with member epochs (OffsetCommit v9), the group
- * seen by ConsumerGroupDescribe, ListGroups and DescribeGroups, leaving, and a classic
- * JoinGroup refused for the group's id. kafkajs (an independent client) creates topics.
+ * revocation first, offsets committed with member epochs (OffsetCommit v9) and fetched
+ * as the member (OffsetFetch v9), the group seen by ConsumerGroupDescribe, ListGroups
+ * and DescribeGroups, leaving, and a classic JoinGroup refused for the group's id. kafkajs (an independent client) creates topics.
  */
 import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -14,7 +14,8 @@ import type { Message } from '../../../src/protocol/codec.ts';
 import { decodeAssignment } from '../../../src/protocol/consumer-protocol.ts';
 import { ErrorCode } from '../../../src/protocol/error-codes.ts';
 import { kafka } from '../../conformance/helpers/kafkajs.ts';
-import { startTestBroker, type TestBroker } from '../../helpers/broker.ts';
+import { startTestBroker, type TestBroker, useBroker } from '../../helpers/broker.ts';
+import { useTmpDir } from '../../helpers/tmp-dir.ts';
 import { Kip848Member, type Kip848MemberOptions } from './helpers/kip848-member.ts';
 
 let broker: TestBroker;
@@ -48,11 +49,12 @@ async function connection(): Promise<BrokerConnection> {
 }
 
 describe('the consumer group protocol over the wire', () => {
-  it('is advertised: ConsumerGroupHeartbeat v0-1, ConsumerGroupDescribe v0, OffsetCommit up to v9', async () => {
+  it('is advertised: ConsumerGroupHeartbeat v0-1, ConsumerGroupDescribe v0, OffsetCommit and OffsetFetch up to v9', async () => {
     const c = await connection();
     expect(c.versionFor(ApiKey.ConsumerGroupHeartbeat)).toBe(1);
     expect(c.versionFor(ApiKey.ConsumerGroupDescribe)).toBe(0);
     expect(c.versionFor(ApiKey.OffsetCommit)).toBe(9);
+    expect(c.versionFor(ApiKey.OffsetFetch)).toBe(9);
   });
 
   it('splits a topic between two members, the second getting partitions once the first revoked them', async () => {
@@ -123,6 +125,43 @@ describe('the consumer group protocol over the wire', () => {
     expect(fetched[0]!.partitions.find((p) => p.partition === 0)!.offset).toBe('42');
   });
 
+  it('answers OffsetFetch v9 to the member at its epoch and to admins, refusing unknown members and other epochs for the whole group', async () => {
+    const topic = fresh('kip848-fetch');
+    const groupId = fresh('group');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 2 }] });
+    const a = await member({ groupId, topics: [topic] });
+    await a.settle();
+    expect(await a.commit(topic, 0, 42)).toBe(ErrorCode.NONE);
+    const offsets = (g: Message) =>
+      (g.topics as Message[]).flatMap((t) =>
+        (t.partitions as Message[]).map((p) => [p.partitionIndex, p.committedOffset, p.errorCode]),
+      );
+    const own = await a.fetchOffsets(topic, [0, 1]);
+    expect(own.errorCode).toBe(ErrorCode.NONE);
+    expect(offsets(own)).toEqual([
+      [0, 42n, 0],
+      [1, -1n, 0],
+    ]);
+    const asAdmin = await a.fetchOffsets(topic, [0], { memberId: null, memberEpoch: -1 });
+    expect([asAdmin.errorCode, offsets(asAdmin)]).toEqual([ErrorCode.NONE, [[0, 42n, 0]]]);
+    const refused = async (memberId: string | null, memberEpoch: number) => {
+      const g = await a.fetchOffsets(topic, [0], { memberId, memberEpoch });
+      return [g.errorCode, g.topics];
+    };
+    expect(await refused('not-a-member', a.memberEpoch)).toEqual([ErrorCode.UNKNOWN_MEMBER_ID, []]);
+    // Only a null member id is an admin's: an empty one names no member.
+    expect(await refused('', -1)).toEqual([ErrorCode.UNKNOWN_MEMBER_ID, []]);
+    expect(await refused(null, a.memberEpoch)).toEqual([ErrorCode.UNKNOWN_MEMBER_ID, []]);
+    expect(await refused(a.memberId, a.memberEpoch - 1)).toEqual([
+      ErrorCode.STALE_MEMBER_EPOCH,
+      [],
+    ]);
+    expect(await refused(a.memberId, a.memberEpoch + 1)).toEqual([
+      ErrorCode.STALE_MEMBER_EPOCH,
+      [],
+    ]);
+  });
+
   it("refuses a classic JoinGroup for the group's id while it has members", async () => {
     const topic = fresh('kip848-classic');
     const groupId = fresh('group');
@@ -180,6 +219,65 @@ describe('the consumer group protocol over the wire', () => {
       includeAuthorizedOperations: true,
     });
     expect(described.groups[0].errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
+  });
+
+  it('keeps the group across a broker restart: members carry on with their epochs, and a deleted group stays deleted', async () => {
+    const dataDir = useTmpDir('kip848-restart-');
+    const first = await useBroker({ dataDir });
+    const firstAdmin = kafka(first.bootstrap).admin();
+    await firstAdmin.connect();
+    onTestFinished(() => firstAdmin.disconnect());
+    await firstAdmin.createTopics({ topics: [{ topic: 'restarted', numPartitions: 2 }] });
+    const connect = async (bootstrap: string, groupId: string) => {
+      const m = await Kip848Member.connect(bootstrap, { groupId, topics: ['restarted'] });
+      onTestFinished(() => m.close());
+      return m;
+    };
+    const a = await connect(first.bootstrap, 'kept');
+    const b = await connect(first.bootstrap, 'kept');
+    await a.settle();
+    await b.settle();
+    await a.settle();
+    const gone = await connect(first.bootstrap, 'deleted');
+    await gone.settle();
+    await gone.leave();
+    const c = await BrokerConnection.connect('127.0.0.1', first.port, { clientId: 'kip848-admin' });
+    onTestFinished(() => c.close());
+    expect(
+      (await c.request(ApiKey.DeleteGroups, { groupsNames: ['deleted'] })).results[0].errorCode,
+    ).toBe(ErrorCode.NONE);
+    await firstAdmin.disconnect();
+    await first.stop();
+
+    const second = await useBroker({ dataDir });
+    const again = async (before: Kip848Member) => {
+      const m = await connect(second.bootstrap, 'kept');
+      Object.assign(m, {
+        memberId: before.memberId,
+        memberEpoch: before.memberEpoch,
+        owned: new Map(before.owned),
+      });
+      return m;
+    };
+    const a2 = await again(a);
+    const b2 = await again(b);
+    const answer = await a2.heartbeat();
+    // Same epoch, nothing to reconcile: no new assignment, no rebalance from scratch.
+    expect([answer.errorCode, answer.memberEpoch, answer.assignment]).toEqual([0, 2, null]);
+    expect((await b2.heartbeat()).errorCode).toBe(0);
+    expect([a2.memberEpoch, b2.memberEpoch]).toEqual([2, 2]);
+    const c2 = await BrokerConnection.connect('127.0.0.1', second.port, {
+      clientId: 'kip848-admin',
+    });
+    onTestFinished(() => c2.close());
+    const described = await c2.request(ApiKey.ConsumerGroupDescribe, {
+      groupIds: ['kept', 'deleted'],
+      includeAuthorizedOperations: false,
+    });
+    expect(described.groups.map((g: Message) => [g.errorCode, g.groupEpoch])).toEqual([
+      [ErrorCode.NONE, 2],
+      [ErrorCode.GROUP_ID_NOT_FOUND, -1],
+    ]);
   });
 
   it('subscribes by regex to the topics whose whole name matches', async () => {

@@ -18,16 +18,23 @@
  *   within its rebalance timeout, is removed (fenced); it rejoins with epoch 0.
  *
  * One namespace with classic groups: the classic coordinator refuses JoinGroup for a
- * consumer group with members (INCONSISTENT_GROUP_PROTOCOL) and takes over an empty one;
- * here a classic group with members answers GROUP_ID_NOT_FOUND, because the online
- * upgrade of a classic group is not served; an empty classic group (offsets only) is
- * taken over, as Kafka 4.0 does. Committed offsets stay in the classic coordinator's
- * offsets store under the same id.
+ * consumer group with members (INCONSISTENT_GROUP_PROTOCOL) and takes over an empty one
+ * (its records tombstoned); here a classic group with members answers
+ * GROUP_ID_NOT_FOUND, Kafka 4.0's answer with group.consumer.migration.policy=disabled,
+ * the only policy served: the online upgrade and downgrade are not. (Kafka serves
+ * classic members inside a consumer group whatever the policy; this broker refuses
+ * them by name instead.) An empty classic group (offsets only) is taken over, as Kafka
+ * 4.0 does. Committed offsets stay in the classic coordinator's offsets store under
+ * the same id.
  *
- * Not persisted: after a broker restart the group is gone and its members, whose epochs
- * the broker no longer knows, get UNKNOWN_MEMBER_ID and rejoin (Kafka answers
- * GROUP_ID_NOT_FOUND for a group it does not know, which a Java consumer treats as
- * fatal; Kafka itself keeps the group in __consumer_offsets). Committed offsets survive.
+ * Persisted as Kafka 4.0 persists it, in __consumer_offsets (consumer-group-journal.ts):
+ * after every change the group's changed records are appended, and a heartbeat is
+ * answered only once they are written (`stored`), so an epoch a member was told
+ * survives a restart. On load every member gets a fresh session timeout (and a
+ * rebalance timeout while it has partitions to revoke): one that heartbeats with its
+ * epoch carries on, one that does not is removed, as in Kafka. A heartbeat with an
+ * epoch for a group the broker does not know answers GROUP_ID_NOT_FOUND, as Kafka does.
+ * Committed offsets stay in the classic coordinator's offsets store.
  *
  * Single-threaded: broker thread handlers and timers only; time is injected.
  */
@@ -52,7 +59,9 @@ import {
   type ConsumerMember,
   LEAVE_EPOCH,
   STATIC_LEAVE_EPOCH,
+  subscriptionImage,
 } from './consumer-group.ts';
+import { ConsumerGroupJournal, type JournalRecord } from './consumer-group-journal.ts';
 import { reconcile } from './reconciliation.ts';
 import { compileTopicRegex, matchingTopics } from './subscription-regex.ts';
 
@@ -123,10 +132,17 @@ export interface DescribedConsumerGroup {
   }>;
 }
 
+/** Where a consumer group's records are appended (the __consumer_offsets partition of the group). */
+export interface ConsumerGroupStore {
+  storeConsumerGroupRecords(groupId: string, records: JournalRecord[]): Promise<void>;
+}
+
 export interface ConsumerGroupCoordinatorOptions {
   clock: Clock;
   timers: Timers;
   logger: Logger;
+  /** Without one (unit tests) nothing survives the coordinator. */
+  store?: ConsumerGroupStore;
   /** The classic coordinator's groups: one namespace, and where the offsets are kept. */
   classicGroups: ReadonlyMap<string, Group>;
   heartbeatIntervalMs?: number;
@@ -146,6 +162,9 @@ function failure(error: ConsumerGroupError, errorMessage: string | null = null):
 
 export class ConsumerGroupCoordinator {
   private readonly groups = new Map<string, ConsumerGroup>();
+  private readonly journal = new ConsumerGroupJournal();
+  /** Per group, settles once every append made for it so far has. */
+  private readonly writes = new Map<string, Promise<void>>();
   private readonly heartbeatIntervalMs: number;
   private readonly sessionTimeoutMs: number;
   private closed = false;
@@ -169,16 +188,98 @@ export class ConsumerGroupCoordinator {
     if (!group) return true;
     if (group.members.size > 0) return false;
     this.groups.delete(groupId);
+    this.persist(groupId);
     return true;
   }
 
-  /** DeleteGroups: an empty consumer group is forgotten; one with members is not. */
+  /**
+   * DeleteGroups: an empty consumer group is forgotten, its records tombstoned (await
+   * `stored` before answering); one with members is not.
+   */
   deleteIfEmpty(groupId: string): 'NONE' | 'NON_EMPTY_GROUP' | 'GROUP_ID_NOT_FOUND' {
     const group = this.groups.get(groupId);
     if (!group) return 'GROUP_ID_NOT_FOUND';
     if (group.members.size > 0) return 'NON_EMPTY_GROUP';
     this.groups.delete(groupId);
+    this.persist(groupId);
     return 'NONE';
+  }
+
+  /**
+   * Deletes (tombstones) every group without members that `hasOffsets` says has no
+   * committed or pending offsets left; resolves once the tombstones are written.
+   */
+  async deleteEmptyGroups(hasOffsets: (groupId: string) => boolean): Promise<string[]> {
+    const deleted = [...this.groups.values()]
+      .filter((g) => g.members.size === 0 && !hasOffsets(g.groupId))
+      .map((g) => g.groupId);
+    for (const groupId of deleted) {
+      this.groups.delete(groupId);
+      this.persist(groupId);
+      this.options.logger.info({ group: groupId }, 'empty consumer group without offsets deleted');
+    }
+    await Promise.all(deleted.map((id) => this.stored(id)));
+    return deleted;
+  }
+
+  /**
+   * Settles when every record written so far for the group is in the store; rejects
+   * when one of them could not be written.
+   */
+  stored(groupId: string): Promise<void> {
+    return this.writes.get(groupId) ?? Promise.resolve();
+  }
+
+  /** Appends the records that bring the store to the group's state (none if unchanged). */
+  private persist(groupId: string): void {
+    const records = this.journal.changes(groupId, this.groups.get(groupId));
+    const store = this.options.store;
+    if (records.length === 0 || !store) return;
+    const previous = this.writes.get(groupId) ?? Promise.resolve();
+    const append = store.storeConsumerGroupRecords(groupId, records);
+    const settled = Promise.all([previous.catch(() => undefined), append]).then(() => undefined);
+    this.writes.set(groupId, settled);
+    settled.then(
+      () => {
+        if (this.writes.get(groupId) === settled) this.writes.delete(groupId);
+      },
+      (err) => {
+        if (this.writes.get(groupId) === settled) this.writes.delete(groupId);
+        this.options.logger.error(
+          { err, group: groupId },
+          'could not store consumer group records',
+        );
+      },
+    );
+  }
+
+  // ---- Loading --------------------------------------------------------------------------
+
+  /** A record of __consumer_offsets, in log order; `other` when not a consumer group's. */
+  replayRecord(key: Buffer, value: Buffer | null): 'applied' | 'malformed' | 'other' {
+    return this.journal.replay(key, value);
+  }
+
+  /**
+   * After the replay: the groups come back with their epochs, members and assignments,
+   * and every member's session starts now (Kafka's onLoaded), so members that do not
+   * heartbeat after the restart are removed by their session timeout.
+   */
+  completeLoad(): number {
+    for (const group of this.journal.loadedGroups(ASSIGNORS[0]!.name)) {
+      // Not a record: the assignor the members ask for, as when the target was computed.
+      group.assignorName = this.groupAssignor(group).name;
+      this.groups.set(group.groupId, group);
+      for (const m of group.members.values()) {
+        this.scheduleSession(group, m);
+        if (m.state === 'UNREVOKED_PARTITIONS') this.scheduleRebalanceTimeout(group, m);
+      }
+      this.options.logger.info(
+        { group: group.groupId, epoch: group.groupEpoch, members: group.members.size },
+        'loaded consumer group',
+      );
+    }
+    return this.groups.size;
   }
 
   list(): Array<{ groupId: string; state: ConsumerGroupState }> {
@@ -187,7 +288,17 @@ export class ConsumerGroupCoordinator {
 
   // ---- ConsumerGroupHeartbeat ---------------------------------------------------------
 
+  /**
+   * One heartbeat, answered at once; the records it changed are being written, and the
+   * answer may go out once `stored(groupId)` settles (handlers/group wait for it).
+   */
   heartbeat(req: HeartbeatRequest, topics: readonly TopicImage[]): HeartbeatResult {
+    const result = this.beat(req, topics);
+    this.persist(req.groupId);
+    return result;
+  }
+
+  private beat(req: HeartbeatRequest, topics: readonly TopicImage[]): HeartbeatResult {
     if (this.closed) return failure('COORDINATOR_NOT_AVAILABLE');
     const invalid = this.validate(req);
     if (invalid) return invalid;
@@ -196,18 +307,17 @@ export class ConsumerGroupCoordinator {
     }
     const classic = this.options.classicGroups.get(req.groupId);
     if (!this.groups.has(req.groupId) && classic && classic.members.size > 0) {
-      // Kafka 4.0 upgrades a classic group online; this broker does not (yet).
+      // Kafka 4.0's answer with group.consumer.migration.policy=disabled, the only
+      // policy this broker serves (broker-config.ts).
       return failure(
         'GROUP_ID_NOT_FOUND',
-        `Group ${req.groupId} is not a consumer group: it is a classic group with members, and their online upgrade is not supported`,
+        `Group ${req.groupId} is not a consumer group: it is a classic group with members, and their online upgrade is not supported (group.consumer.migration.policy=disabled)`,
       );
     }
     let group = this.groups.get(req.groupId);
     if (!group) {
-      // A member with an epoch whose group the broker does not know was lost in a
-      // restart: it must rejoin (see the header on not persisting).
       if (req.memberEpoch !== 0)
-        return failure('UNKNOWN_MEMBER_ID', `Group ${req.groupId} has no member ${req.memberId}`);
+        return failure('GROUP_ID_NOT_FOUND', `Consumer group ${req.groupId} not found.`);
       group = new ConsumerGroup(req.groupId, ASSIGNORS[0]!.name);
       this.groups.set(req.groupId, group);
     }
@@ -221,9 +331,9 @@ export class ConsumerGroupCoordinator {
     }
     const before = member.assigned;
     if (this.updateMember(member, req) || joined) group.groupEpoch++;
-    const image = this.subscribedImage(group, topics);
-    if (image !== group.subscribedTopicsImage) {
-      group.subscribedTopicsImage = image;
+    const subscribed = this.subscribedTopicImages(group, topics);
+    if (subscriptionImage(subscribed) !== group.subscribedTopicsImage) {
+      group.setSubscriptionMetadata(subscribed);
       if (group.groupEpoch === group.assignmentEpoch) group.groupEpoch++;
     }
     if (group.groupEpoch > group.assignmentEpoch) this.computeTarget(group, topics);
@@ -444,15 +554,11 @@ export class ConsumerGroupCoordinator {
   }
 
   /** Subscribed topics with their ids and partition counts, to see metadata changes. */
-  private subscribedImage(group: ConsumerGroup, topics: readonly TopicImage[]): string {
+  private subscribedTopicImages(group: ConsumerGroup, topics: readonly TopicImage[]): TopicImage[] {
     const wanted = new Set<string>();
     for (const m of group.members.values())
       for (const n of this.subscribedNames(m, topics)) wanted.add(n);
-    return topics
-      .filter((t) => wanted.has(t.name))
-      .map((t) => `${t.name}/${t.topicId}/${t.partitions}`)
-      .sort()
-      .join('\0');
+    return topics.filter((t) => wanted.has(t.name));
   }
 
   private computeTarget(group: ConsumerGroup, topics: readonly TopicImage[]): void {
@@ -526,18 +632,24 @@ export class ConsumerGroupCoordinator {
     const wasRevoking = member.state === 'UNREVOKED_PARTITIONS';
     group.setReconciled(member, next);
     if (next.state === 'UNREVOKED_PARTITIONS' && !wasRevoking) {
-      const epoch = member.memberEpoch;
-      member.cancelRebalance?.();
-      member.cancelRebalance = this.options.timers.schedule(member.rebalanceTimeoutMs, () => {
-        member.cancelRebalance = undefined;
-        if (group.members.get(member.memberId) !== member) return;
-        if (member.state !== 'UNREVOKED_PARTITIONS' || member.memberEpoch !== epoch) return;
-        this.fence(group, member, 'did not revoke its partitions within the rebalance timeout');
-      });
+      this.scheduleRebalanceTimeout(group, member);
     } else if (next.state !== 'UNREVOKED_PARTITIONS') {
       member.cancelRebalance?.();
       member.cancelRebalance = undefined;
     }
+  }
+
+  /** A member told to revoke must have done so within its rebalance timeout. */
+  private scheduleRebalanceTimeout(group: ConsumerGroup, member: ConsumerMember): void {
+    const epoch = member.memberEpoch;
+    member.cancelRebalance?.();
+    member.cancelRebalance = this.options.timers.schedule(member.rebalanceTimeoutMs, () => {
+      member.cancelRebalance = undefined;
+      if (group.members.get(member.memberId) !== member) return;
+      if (member.state !== 'UNREVOKED_PARTITIONS' || member.memberEpoch !== epoch) return;
+      this.fence(group, member, 'did not revoke its partitions within the rebalance timeout');
+      this.persist(group.groupId);
+    });
   }
 
   private scheduleSession(group: ConsumerGroup, member: ConsumerMember): void {
@@ -546,6 +658,7 @@ export class ConsumerGroupCoordinator {
       member.cancelSession = undefined;
       if (group.members.get(member.memberId) !== member) return;
       this.fence(group, member, 'session timeout');
+      this.persist(group.groupId);
     });
   }
 
@@ -631,6 +744,26 @@ export class ConsumerGroupCoordinator {
     if (req.generationId > member.memberEpoch) return 'FENCED_MEMBER_EPOCH';
     if (req.generationId < member.memberEpoch) return 'STALE_MEMBER_EPOCH';
     return 'NONE';
+  }
+
+  /**
+   * Whether an OffsetFetch (v9+ names the member) may read this group's offsets, or
+   * undefined when the id is not a consumer group (Kafka's ConsumerGroup
+   * .validateOffsetFetch). A null member id with a negative epoch is an admin client
+   * or a client before v9, and may; otherwise the member must exist and name its
+   * current epoch exactly, ahead or behind alike.
+   */
+  offsetFetchError(
+    groupId: string,
+    memberId: string | null,
+    memberEpoch: number,
+  ): 'NONE' | 'UNKNOWN_MEMBER_ID' | 'STALE_MEMBER_EPOCH' | undefined {
+    const group = this.groups.get(groupId);
+    if (!group) return undefined;
+    if (memberId === null && memberEpoch < 0) return 'NONE';
+    const member = memberId === null ? undefined : group.members.get(memberId);
+    if (!member) return 'UNKNOWN_MEMBER_ID';
+    return memberEpoch === member.memberEpoch ? 'NONE' : 'STALE_MEMBER_EPOCH';
   }
 
   /** Topics the group's members subscribe to (OffsetDelete keeps their offsets). */

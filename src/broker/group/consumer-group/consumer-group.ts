@@ -15,12 +15,20 @@
  * (group-offsets.ts) under the same group id.
  * Owned by the ConsumerGroupCoordinator, on the broker thread.
  */
-import { type Assignment, emptyAssignment, partitionsOf } from './assignment.ts';
+import { type Assignment, emptyAssignment, partitionsOf, type TopicImage } from './assignment.ts';
 import type { MemberState, ReconciledMember } from './reconciliation.ts';
 
 /** The member epoch a static member leaves with, keeping its place (KIP-848). */
 export const STATIC_LEAVE_EPOCH = -2;
 export const LEAVE_EPOCH = -1;
+
+/** Subscribed topics in a form that compares equal exactly when nothing changed. */
+export function subscriptionImage(topics: readonly TopicImage[]): string {
+  return topics
+    .map((t) => `${t.name}/${t.topicId}/${t.partitions}`)
+    .sort()
+    .join('\0');
+}
 
 export interface ConsumerMember {
   memberId: string;
@@ -54,7 +62,11 @@ export class ConsumerGroup {
   readonly targetAssignment = new Map<string, Assignment>();
   /** `topicId:partition` -> member id, for partitions assigned or pending revocation. */
   private readonly owners = new Map<string, string>();
-  /** Partition counts of the subscribed topics when the target was last computed. */
+  /**
+   * The subscribed topics (ids, partition counts) when the target was last computed,
+   * Kafka's subscription metadata; `subscribedTopicsImage` is its comparable form.
+   */
+  subscriptionMetadata: readonly TopicImage[] = [];
   subscribedTopicsImage = '';
 
   constructor(
@@ -71,6 +83,11 @@ export class ConsumerGroup {
       if (m.state !== 'STABLE' || m.memberEpoch !== this.assignmentEpoch) return 'Reconciling';
     }
     return 'Stable';
+  }
+
+  setSubscriptionMetadata(topics: readonly TopicImage[]): void {
+    this.subscriptionMetadata = topics;
+    this.subscribedTopicsImage = subscriptionImage(topics);
   }
 
   ownerOf(topicId: string, partition: number): string | undefined {

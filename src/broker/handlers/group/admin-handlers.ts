@@ -136,6 +136,17 @@ export const handleDeleteGroups: Handler = async (body, _ctx, { coordinator }) =
     if (coordinator.consumerGroups.has(groupId)) {
       // An empty consumer group goes with its offsets; one with members stays.
       const consumer = coordinator.consumerGroups.deleteIfEmpty(groupId);
+      if (consumer === 'NONE') {
+        // Its tombstones must be written, or the group would come back after a restart.
+        const written = await coordinator.consumerGroups.stored(groupId).then(
+          () => true,
+          () => false,
+        );
+        if (!written) {
+          results.push({ groupId, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE });
+          continue;
+        }
+      }
       const offsets = consumer === 'NONE' ? await coordinator.deleteGroup(groupId) : consumer;
       results.push({
         groupId,

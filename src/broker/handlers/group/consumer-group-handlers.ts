@@ -2,7 +2,10 @@
  * ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848): request shapes in and
  * out of the ConsumerGroupCoordinator (group/consumer-group/), which the classic
  * GroupCoordinator holds so both protocols share one group id namespace. The heartbeat
- * sees the topics as they are at that moment (names, ids, partition counts).
+ * sees the topics as they are at that moment (names, ids, partition counts), and is
+ * answered once the records it changed are in __consumer_offsets (Kafka answers after
+ * its write is committed); when they cannot be written, COORDINATOR_NOT_AVAILABLE,
+ * which clients retry.
  */
 import type { Message } from '../../../protocol/codec.ts';
 import { ErrorCode } from '../../../protocol/error-codes.ts';
@@ -22,8 +25,8 @@ function topicImages(logs: LogManager): TopicImage[] {
   return logs.topics().map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions }));
 }
 
-export const handleConsumerGroupHeartbeat: Handler = (body, ctx, { coordinator, logs }) => {
-  const result = coordinator.consumerGroups.heartbeat(
+export const handleConsumerGroupHeartbeat: Handler = async (body, ctx, { coordinator, logs }) => {
+  let result = coordinator.consumerGroups.heartbeat(
     {
       groupId: body.groupId,
       memberId: body.memberId,
@@ -40,6 +43,20 @@ export const handleConsumerGroupHeartbeat: Handler = (body, ctx, { coordinator, 
     },
     topicImages(logs),
   );
+  try {
+    // The answer's epoch and assignment must survive a restart before the member acts on them.
+    await coordinator.consumerGroups.stored(body.groupId);
+  } catch {
+    result = {
+      ...result,
+      error: 'COORDINATOR_NOT_AVAILABLE',
+      errorMessage: `The records of group ${body.groupId} could not be written to __consumer_offsets.`,
+      memberId: null,
+      memberEpoch: 0,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    };
+  }
   return {
     throttleTimeMs: 0,
     errorCode: ErrorCode[result.error],

@@ -8,6 +8,12 @@
  * marker: OffsetFetch answers the previously committed offset meanwhile, or, when the
  * request sets require_stable (v7+), UNSTABLE_OFFSET_COMMIT for that partition, which
  * clients retry until the transaction is decided.
+ *
+ * OffsetFetch v9 names the member and its epoch per group (KIP-848): for a consumer
+ * group the member must exist (else UNKNOWN_MEMBER_ID) at exactly that epoch (else
+ * STALE_MEMBER_EPOCH), answered for the whole group as Kafka does; a null member id
+ * with epoch -1 (admin clients, and every request before v9) reads freely. Classic
+ * groups do not check them, as in Kafka.
  */
 import type { Message } from '../../../protocol/codec.ts';
 import { ErrorCode } from '../../../protocol/error-codes.ts';
@@ -109,11 +115,22 @@ export const handleOffsetFetch: Handler = (body, ctx, services) => {
   if (ctx.apiVersion >= 8) {
     return {
       throttleTimeMs: 0,
-      groups: body.groups.map((g: Message) => ({
-        groupId: g.groupId,
-        topics: fetchGroup(services, g.groupId, g.topics, body.requireStable),
-        errorCode: 0,
-      })),
+      groups: body.groups.map((g: Message) => {
+        // v9: a consumer group's member fetches as itself (before v9: null and -1).
+        const refused = services.coordinator.consumerGroups.offsetFetchError(
+          g.groupId,
+          g.memberId,
+          g.memberEpoch,
+        );
+        if (refused !== undefined && refused !== 'NONE') {
+          return { groupId: g.groupId, topics: [], errorCode: code(refused) };
+        }
+        return {
+          groupId: g.groupId,
+          topics: fetchGroup(services, g.groupId, g.topics, body.requireStable),
+          errorCode: 0,
+        };
+      }),
     };
   }
   return {

@@ -4,7 +4,7 @@
  * predates the protocol): it joins with epoch 0 and its subscription, reports the
  * partitions it owns on every heartbeat, revokes what an answer no longer assigns at
  * once, takes up what it is given, and commits offsets with OffsetCommit v9 carrying
- * its member epoch. Heartbeats are sent when the test asks (`heartbeat()`), so tests
+ * its member epoch, and fetches them with OffsetFetch v9 as itself. Heartbeats are sent when the test asks (`heartbeat()`), so tests
  * drive the protocol step by step without timers.
  */
 import { ApiKey } from '../../../../src/protocol/api-keys.ts';
@@ -136,6 +136,36 @@ export class Kip848Member {
       { version: 9 },
     );
     return answer.topics[0].partitions[0].errorCode;
+  }
+
+  /**
+   * OffsetFetch v9 for one topic's partitions, as this member (its id and epoch) unless
+   * `as` names another member id and epoch (null and -1: as an admin client does).
+   */
+  async fetchOffsets(
+    topic: string,
+    partitions: number[],
+    as: { memberId: string | null; memberEpoch: number } = {
+      memberId: this.memberId,
+      memberEpoch: this.memberEpoch,
+    },
+  ): Promise<Message> {
+    const answer = await this.connection.request(
+      ApiKey.OffsetFetch,
+      {
+        groups: [
+          {
+            groupId: this.options.groupId,
+            memberId: as.memberId,
+            memberEpoch: as.memberEpoch,
+            topics: [{ name: topic, partitionIndexes: partitions }],
+          },
+        ],
+        requireStable: true,
+      },
+      { version: 9 },
+    );
+    return answer.groups[0];
   }
 
   close(): void {

@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TopicImage } from '../../../../src/broker/group/consumer-group/assignment.ts';
 import type { HeartbeatRequest } from '../../../../src/broker/group/consumer-group/consumer-group-coordinator.ts';
+import { brokerConfigDefs } from '../../../../src/config/broker-config.ts';
+import { parseConfig } from '../../../../src/config/config-def.ts';
 import { joinFresh, setup } from './coordinator-fixture.ts';
 
 const T = '11111111-1111-1111-1111-111111111111';
@@ -170,12 +172,13 @@ describe('epochs', () => {
     ).toBe('FENCED_MEMBER_EPOCH');
   });
 
-  it('answers UNKNOWN_MEMBER_ID to a member the group does not have', () => {
+  it('answers UNKNOWN_MEMBER_ID to a member the group does not have, GROUP_ID_NOT_FOUND for a group it does not know', () => {
     const { beat } = start();
     beat(hb({ memberId: 'a' }));
     expect(beat(steady('nobody', 1, [])).error).toBe('UNKNOWN_MEMBER_ID');
-    // A group the broker does not know (it restarted): the member must rejoin.
-    expect(beat({ ...steady('a', 3, []), groupId: 'lost' }).error).toBe('UNKNOWN_MEMBER_ID');
+    // As Kafka: the group survives restarts (__consumer_offsets), so an epoch for an
+    // unknown group is not a member lost in a restart.
+    expect(beat({ ...steady('a', 3, []), groupId: 'lost' }).error).toBe('GROUP_ID_NOT_FOUND');
   });
 });
 
@@ -340,6 +343,30 @@ describe('offset commits of consumer group members', () => {
   });
 });
 
+describe('expiry', () => {
+  it('deletes an empty consumer group once its offsets have expired, not before', async () => {
+    const { beat, coordinator, groups, timers } = start();
+    const joined = beat(hb({ memberId: 'a' }));
+    expect(
+      await coordinator.commitOffsets({
+        groupId: 'g',
+        generationId: joined.memberEpoch,
+        memberId: 'a',
+        groupInstanceId: null,
+        offsets: [{ topic: 't', partition: 0, offset: 5, leaderEpoch: -1, metadata: null }],
+        apiVersion: 9,
+      }),
+    ).toEqual(['NONE']);
+    beat({ ...steady('a', joined.memberEpoch, null), memberEpoch: -1 });
+    await coordinator.expireOffsets();
+    expect(groups.has('g')).toBe(true);
+    // offsets.retention.minutes of the fixture: 7 days.
+    timers.advance(7 * 24 * 3600 * 1000);
+    expect(await coordinator.expireOffsets()).toBe(1);
+    expect(groups.has('g')).toBe(false);
+  });
+});
+
 describe('one namespace with classic groups', () => {
   it('refuses a classic JoinGroup for a consumer group with members', async () => {
     const { beat, coordinator } = start();
@@ -378,6 +405,24 @@ describe('one namespace with classic groups', () => {
     });
     expect(beat(hb({ memberId: 'a' })).error).toBe('NONE');
     expect(coordinator.fetchOffsets('g', [{ topic: 't', partition: 1 }])[0]!.offset).toBe(9);
+  });
+
+  it("serves only group.consumer.migration.policy=disabled, refusing Kafka's other policies by name", () => {
+    const policy = (value: string | undefined) =>
+      parseConfig(
+        brokerConfigDefs,
+        value === undefined ? {} : { 'group.consumer.migration.policy': value },
+      );
+    expect(policy(undefined).values['group.consumer.migration.policy']).toBe('disabled');
+    expect(policy('DISABLED').errors).toEqual([]);
+    for (const refused of ['bidirectional', 'upgrade', 'downgrade']) {
+      expect(policy(refused).errors.map((e) => e.message)).toEqual([
+        expect.stringContaining(`not supported: group.consumer.migration.policy=${refused}`),
+      ]);
+    }
+    expect(policy('sideways').errors[0]!.message).toBe(
+      'must be one of disabled, upgrade, downgrade, bidirectional',
+    );
   });
 
   it('describes a classic group as not a consumer group', async () => {

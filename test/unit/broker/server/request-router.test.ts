@@ -34,7 +34,7 @@ describe('request router', () => {
         [ApiKey.AddOffsetsToTxn]: [0, 3],
         [ApiKey.EndTxn]: [0, 3],
         [ApiKey.TxnOffsetCommit]: [0, 3],
-        [ApiKey.OffsetFetch]: [0, 8],
+        [ApiKey.OffsetFetch]: [0, 9],
         [ApiKey.DescribeProducers]: [0, 0],
         [ApiKey.DescribeTransactions]: [0, 0],
         [ApiKey.ListTransactions]: [0, 1],
