@@ -60,9 +60,13 @@ const XERIAL_BLOCK_BYTES = 32 * 1024;
 /**
  * Compresses at the codec's default level, or at `level` (KIP-390's
  * compression.gzip.level / compression.zstd.level; -1 is gzip's default). snappy has
- * no levels. The lz4 encoder (lz4-napi) writes one fixed level, so a level for lz4 is
- * an invariant break: the broker refuses compression.type=lz4 rather than ignore
- * compression.lz4.level (topic-config.ts).
+ * no levels. The lz4 encoder (lz4-napi, on lz4_flex) writes one fixed level, so a
+ * level for lz4 is an invariant break: the broker refuses compression.type=lz4 rather
+ * than ignore compression.lz4.level (topic-config.ts). No npm package writes LZ4
+ * frames at KIP-390's levels on Node 20: lz4-wasm has no levels either, lz4js only the
+ * fast mode, `lz4` (node-lz4, a node-gyp build) passes its HC level from an argument
+ * it never receives (always 9), and lz4-asm's wasm build does not load on Node 20
+ * while its asm.js build installs process-wide exception handlers.
  */
 export function compress(codec: CompressionCodec, data: Buffer, level?: number): Buffer {
   switch (codec) {

@@ -39,10 +39,20 @@
  * directory id come only from followers, which a single node has none of; v16's
  * node endpoints go with NOT_LEADER answers, which a single node never gives.
  *
+ * zstd (KIP-110): Fetch v10 is the first a client sends only if it reads zstd. Below
+ * it, a partition of a topic whose compression.type is zstd (the broker writes every
+ * batch in zstd) is UNSUPPORTED_COMPRESSION_TYPE, with no records and no offsets, as
+ * Kafka's KafkaApis answers it; other partitions of the request are served. As in
+ * Kafka, the check is the topic's config, not the batches: zstd batches a producer
+ * wrote to a compression.type=producer topic go out as stored (clients that send
+ * v4-v9 but decode zstd keep reading them), and a client that cannot decode them
+ * fails on the codec id itself.
+ *
  * No fetch sessions: session id 0. A single node: preferred read replica -1.
  */
 import { setMaxListeners } from 'node:events';
 import type { Message } from '../../protocol/codec.ts';
+import { CompressionCodec } from '../../protocol/compression.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import {
   ATTR_CONTROL,
@@ -64,6 +74,8 @@ const EMPTY = Buffer.alloc(0);
 /** The aborted-transactions list of most answers, shared: the encoder only reads it. */
 const NO_ABORTED_TXNS: readonly Message[] = Object.freeze([]);
 const READ_COMMITTED = 1;
+/** First Fetch version whose client can read zstd batches (KIP-110). */
+const ZSTD_FETCH_FROM = 10;
 
 interface Wanted {
   /** The topic's name; for an unknown id (v13+), the id. */
@@ -113,10 +125,11 @@ export const handleFetch: RequestHandler<BrokerServices> = async (body, context,
   const minBytes = body.minBytes as number;
   const deadline = services.clock.now() + Math.max(0, body.maxWaitMs as number);
   const readCommitted = body.isolationLevel === READ_COMMITTED;
+  const zstdReadable = context.apiVersion >= ZSTD_FETCH_FROM;
   /** When the long poll first waited (undefined: it did not), for the purgatory time. */
   let waitStart: number | undefined;
   for (;;) {
-    const pass = readAll(wanted, maxBytes, buffers, readCommitted, services);
+    const pass = readAll(wanted, maxBytes, buffers, readCommitted, zstdReadable, services);
     const remaining = deadline - services.clock.now();
     if (
       pass.bytes >= minBytes ||
@@ -150,6 +163,7 @@ function readAll(
   maxBytes: number,
   buffers: AnswerBuffers | undefined,
   readCommitted: boolean,
+  zstdReadable: boolean,
   services: BrokerServices,
 ): { responses: Message[]; records: Buffer[]; bytes: number; failed: boolean; ends: number[] } {
   const responses: Message[] = [];
@@ -182,6 +196,12 @@ function readAll(
       continue;
     }
     ends.push(log.logEndOffset);
+    if (!zstdReadable && log.config.compression?.codec === CompressionCodec.zstd) {
+      // Before any other check of the partition, as in Kafka (see the header).
+      partition.errorCode = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE;
+      failed = true;
+      continue;
+    }
     const lso = services.producerStates.lastStableOffset(log);
     const epochs = checkEpochs(w, log);
     if (epochs !== undefined) {

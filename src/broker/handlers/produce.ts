@@ -36,7 +36,8 @@
  * batch for a partition not added to the producer's ongoing transaction is answered
  * TRANSACTION_ABORTABLE, which Kafka's partition verification returns and turns into
  * INVALID_TXN_STATE only for older clients. A transaction being committed or aborted
- * stays INVALID_TXN_STATE at every version.
+ * stays INVALID_TXN_STATE at every version. Below v7 a zstd batch is
+ * UNSUPPORTED_COMPRESSION_TYPE (KIP-110), as Kafka's ProduceRequest.validateRecords.
  *
  * Frame reuse: the records are a view of the request frame, which the socket server
  * reuses for a later request once this handler's answer is encoded
@@ -47,8 +48,10 @@
  */
 
 import type { Message } from '../../protocol/codec.ts';
+import { CompressionCodec } from '../../protocol/compression.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import {
+  ATTR_CODEC_MASK,
   ATTR_CONTROL,
   ATTR_TRANSACTIONAL,
   batchAttributes,
@@ -81,6 +84,8 @@ interface PartitionAnswer {
 const TRANSACTION_ABORTABLE_FROM = 11;
 /** First version answering the current leader with leadership errors (KIP-951). */
 const CURRENT_LEADER_FROM = 10;
+/** First version whose client may send zstd batches (KIP-110). */
+const ZSTD_FROM = 7;
 
 export const handleProduce: RequestHandler<BrokerServices> = async (body, context, services) => {
   const acks = body.acks as number;
@@ -223,6 +228,21 @@ function appendPartition(
   const plan = planBatches(records);
   if (typeof plan === 'string') {
     return Promise.resolve(failure(partition, ErrorCode.CORRUPT_MESSAGE, plan, log.logStartOffset));
+  }
+  if (
+    apiVersion < ZSTD_FROM &&
+    plan.batches.some(
+      (b) => (batchAttributes(records, b.position) & ATTR_CODEC_MASK) === CompressionCodec.zstd,
+    )
+  ) {
+    return Promise.resolve(
+      failure(
+        partition,
+        ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+        `Produce requests with version ${apiVersion} are not allowed to use ZStandard compression`,
+        log.logStartOffset,
+      ),
+    );
   }
   if (plan.control) {
     return Promise.resolve(

@@ -22,8 +22,9 @@
  * checkpoint's segment is trusted up to the checkpointed position and scanned after
  * it; later segments are scanned in full. Scanning validates each batch (framing,
  * CRC-32C, increasing offsets) and truncates at the first bad byte, logging how many
- * bytes were cut and why. A clean close checkpoints the end of the log, so a clean
- * restart scans nothing.
+ * bytes were cut and why. A zero-filled tail (a preallocated segment whose trim did
+ * not happen or did not reach the disk) is the end of the log, cut without a warning.
+ * A clean close checkpoints the end of the log, so a clean restart scans nothing.
  *
  * Called only by PartitionLog.open, before the log is visible to anyone.
  */
@@ -100,6 +101,12 @@ export function recoverPartitionDir(
           detail: result.reason?.message,
         },
         `truncated ${result.truncatedBytes} bytes of torn or corrupt log tail`,
+      );
+    }
+    if (result.zeroTailBytes > 0) {
+      logger.info(
+        { segment: base, zeroTailBytes: result.zeroTailBytes, validBytes: segment.size },
+        'cut the zero-filled (preallocated) tail of a segment',
       );
     }
     nextOffset = Math.max(nextOffset, segment.nextOffset);

@@ -85,6 +85,8 @@ export interface PartitionLogOptions {
   partition: number;
   config: TopicConfig;
   clock: Clock;
+  /** Uniform in [0, 1): draws each segment's segment.jitter.ms share (tests inject it). */
+  random?: () => number;
   logger?: Logger;
 }
 
@@ -104,6 +106,7 @@ export class PartitionLog {
   readonly partition: number;
   config: TopicConfig;
   private readonly clock: Clock;
+  private readonly random: () => number;
   private readonly logger: Logger;
   private segmentList: LogSegment[];
   private startOffset: number;
@@ -132,11 +135,13 @@ export class PartitionLog {
     this.partition = options.partition;
     this.config = options.config;
     this.clock = options.clock;
+    this.random = options.random ?? Math.random;
     this.logger =
       options.logger ??
       getLogger('broker.log', { topic: options.topic, partition: options.partition });
     this.segmentList = segments;
     const active = segments[segments.length - 1];
+    active.rollJitterMs = this.rollJitter();
     this.endOffset = active.nextOffset;
     this.startOffset = Math.min(Math.max(logStartOffset, segments[0].baseOffset), this.endOffset);
     this.recoveryPoint = {
@@ -165,7 +170,9 @@ export class PartitionLog {
     const segments = recovered.segments;
     if (segments.length === 0) {
       const base = checkpoint?.logStartOffset ?? 0;
-      segments.push(LogSegment.create(options.dir, base, segmentConfig));
+      segments.push(
+        LogSegment.create(options.dir, base, segmentConfig, preallocateBytes(options.config)),
+      );
       fsyncDir(options.dir);
     }
     const log = new PartitionLog({ ...options, logger }, segments, checkpoint?.logStartOffset ?? 0);
@@ -193,7 +200,7 @@ export class PartitionLog {
     return this.endOffset;
   }
 
-  /** Bytes on disk over all segments. */
+  /** Valid bytes over all segments: a preallocated file's unused tail does not count. */
   get size(): number {
     return this.segmentList.reduce((sum, s) => sum + s.size, 0);
   }
@@ -322,7 +329,8 @@ export class PartitionLog {
     const why =
       active.size + incomingBytes > config.segmentBytes
         ? 'segment.bytes'
-        : active.rollingBaseTime !== undefined && now - active.rollingBaseTime >= config.segmentMs
+        : active.rollingBaseTime !== undefined &&
+            now - active.rollingBaseTime >= config.segmentMs - active.rollJitterMs
           ? 'segment.ms'
           : active.indexFull()
             ? 'index full'
@@ -334,18 +342,38 @@ export class PartitionLog {
     this.logger.debug({ reason: why, newSegment: this.endOffset }, 'rolled a new segment');
   }
 
-  /** Starts a new active segment at the log end offset. */
+  /**
+   * Starts a new active segment at the log end offset, preallocated when the topic
+   * says so. A preallocated old segment is trimmed to its valid bytes and marked
+   * dirty, so the trim is fsynced before a checkpoint trusts the segment whole.
+   */
   roll(): void {
     const old = this.activeSegment;
     if (old.isEmpty) return;
-    old.onBecomeInactive();
+    if (old.onBecomeInactive()) this.dirty.add(old);
     old.writeIndexes();
-    const segment = LogSegment.create(this.dir, this.endOffset, {
-      indexIntervalBytes: this.config.indexIntervalBytes,
-      segmentIndexBytes: this.config.segmentIndexBytes,
-    });
+    const segment = LogSegment.create(
+      this.dir,
+      this.endOffset,
+      {
+        indexIntervalBytes: this.config.indexIntervalBytes,
+        segmentIndexBytes: this.config.segmentIndexBytes,
+      },
+      preallocateBytes(this.config),
+    );
+    segment.rollJitterMs = this.rollJitter();
     this.segmentList = [...this.segmentList, segment];
     this.dirNeedsSync = true;
+  }
+
+  /**
+   * segment.jitter.ms for a new active segment: uniform in [0, min(jitter, segment.ms)),
+   * as Kafka's LogConfig.randomSegmentJitter draws it; 0 without jitter.
+   */
+  private rollJitter(): number {
+    const { segmentJitterMs, segmentMs } = this.config;
+    if (segmentJitterMs === 0) return 0;
+    return Math.floor(this.random() * Math.min(segmentJitterMs, segmentMs));
   }
 
   /**
@@ -721,6 +749,11 @@ export class PartitionLog {
       }
     }
   }
+}
+
+/** Kafka's LogConfig.initFileSize: a new segment's file is segment.bytes long with preallocate. */
+function preallocateBytes(config: TopicConfig): number {
+  return config.preallocate ? config.segmentBytes : 0;
 }
 
 function fsyncDirAsync(dir: string): Promise<void> {

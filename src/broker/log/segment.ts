@@ -22,6 +22,15 @@
  * fsync may be torn: PartitionLog recovery calls `recover`, which re-validates the
  * tail batch by batch, truncates at the first bad byte and rebuilds the indexes.
  *
+ * Preallocation (topic config `preallocate`): a new segment's file is extended to
+ * segment.bytes at once, as Kafka's FileRecords.openChannel does with
+ * RandomAccessFile.setLength (ftruncate: a sparse extension on most filesystems, so
+ * it reserves no blocks; what it buys is fewer size updates of the file's metadata).
+ * The file then ends in zeros past `size`. `trim` cuts the file back to `size` when
+ * the segment stops being active (roll, close), and recovery treats a zero-filled
+ * tail as the end of the log, not as corruption: a batch never starts with a zero
+ * length, so the first zero header after the valid batches is where writing stopped.
+ *
  * I/O is synchronous on purpose: every call runs on the broker thread against the
  * page cache (a produce is one write(2), a fetch one pread(2) of up to max.bytes),
  * so a reader always sees whole batches and a consistent segment list without locks,
@@ -72,8 +81,11 @@ export interface AppendedBatch {
 }
 
 export interface RecoveryResult {
+  /** Bytes cut from a torn or corrupt tail (`reason` says why). */
   truncatedBytes: number;
   reason?: CorruptRecordError;
+  /** Bytes cut from a zero-filled tail: the unused end of a preallocated file. */
+  zeroTailBytes: number;
   batches: number;
 }
 
@@ -121,6 +133,17 @@ export interface ReadBuffers {
 
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * Whether `chunk` is zero from `at` (a batch boundary) to its end: the unused tail of
+ * a preallocated file. No batch starts with zeros (its length is at least
+ * BATCH_HEADER_BYTES - LOG_OVERHEAD). Only the chunk recovery already read is checked,
+ * so a 1 GiB preallocated tail is not read through to its end.
+ */
+function isZeroTail(chunk: Buffer, at: number): boolean {
+  for (let i = at; i < chunk.length; i++) if (chunk[i] !== 0) return false;
+  return true;
+}
+
 /** Recovery reads the log in chunks this large: big enough to amortise the syscall. */
 const RECOVERY_CHUNK_BYTES = 4 * 1024 * 1024;
 /** Header scans read windows this large: covers several index intervals in one read. */
@@ -135,6 +158,13 @@ export class LogSegment {
   private fd: number;
   /** Valid bytes of the .log. */
   size: number;
+  /** Length of the .log file: `size`, or more while it is preallocated. */
+  private fileLength: number;
+  /**
+   * Taken off segment.ms for this segment's time-based roll (segment.jitter.ms: Kafka
+   * draws one per segment so that partitions created together do not all roll at once).
+   */
+  rollJitterMs = 0;
   /** Offset after the last batch, or the base offset when empty. */
   nextOffset: number;
   maxTimestamp = -1;
@@ -174,14 +204,32 @@ export class LogSegment {
     );
     this.fd = fd;
     this.size = fstatSync(fd).size;
+    this.fileLength = this.size;
     this.nextOffset = baseOffset;
     this.offsetOfMaxTimestamp = baseOffset;
   }
 
-  /** Creates an empty segment (truncating any leftover file of the same name). */
-  static create(dir: string, baseOffset: number, config: SegmentConfig): LogSegment {
+  /**
+   * Creates an empty segment (truncating any leftover file of the same name), its file
+   * preallocated to `preallocateBytes` when that is above 0.
+   */
+  static create(
+    dir: string,
+    baseOffset: number,
+    config: SegmentConfig,
+    preallocateBytes = 0,
+  ): LogSegment {
     const fd = openSync(join(dir, segmentFileName(baseOffset, '.log')), 'w+');
     const segment = new LogSegment(dir, baseOffset, config, fd);
+    if (preallocateBytes > 0) {
+      try {
+        ftruncateSync(fd, preallocateBytes);
+      } catch (e) {
+        closeSync(fd);
+        throw e;
+      }
+      segment.fileLength = preallocateBytes;
+    }
     segment.offsetIndex.clear();
     segment.timeIndex.clear();
     segment.txnIndex.clear();
@@ -206,9 +254,10 @@ export class LogSegment {
    * recovery of this segment. Returns what recovery cut, if anything.
    */
   loadTrusted(
-    validBytes: number,
+    trustedBytes: number,
     knownNextOffset: number | undefined,
   ): RecoveryResult & { rebuiltIndex?: string } {
+    let validBytes = trustedBytes;
     const rebuild = (why: string) => ({ ...this.recover(0, this.baseOffset), rebuiltIndex: why });
     if (validBytes > this.size) return rebuild('the log is shorter than checkpointed');
     try {
@@ -219,9 +268,13 @@ export class LogSegment {
     }
     this.offsetIndex.truncateToPosition(validBytes);
     const fromIndex = this.offsetIndex.lastEntry();
-    const nextOffset =
-      knownNextOffset ?? this.scanNextOffset(fromIndex.position, validBytes, fromIndex.offset);
-    if (nextOffset === undefined) return rebuild('an index entry does not point at a batch');
+    let nextOffset = knownNextOffset;
+    if (nextOffset === undefined) {
+      const scanned = this.scanNextOffset(fromIndex.position, validBytes, fromIndex.offset);
+      if (scanned === undefined) return rebuild('an index entry does not point at a batch');
+      // A zero tail (preallocated, its trim at roll lost in a crash): recovered below.
+      ({ next: nextOffset, end: validBytes } = scanned);
+    }
     try {
       // Entries past the trusted range may exist (written before a crash): drop them.
       this.timeIndex.load(Number.MAX_SAFE_INTEGER);
@@ -241,30 +294,43 @@ export class LogSegment {
     if (validBytes === this.size) {
       if (!last && this.size > 0) this.scanMaxTimestamp();
       this.loadTxnIndexUpTo(nextOffset);
-      return { truncatedBytes: 0, batches: 0 };
+      return { truncatedBytes: 0, zeroTailBytes: 0, batches: 0 };
     }
     return this.recover(validBytes, nextOffset);
   }
 
-  /** Offset after the last batch in [from, end) by a header scan; undefined if a header is bad. */
-  private scanNextOffset(from: number, end: number, expectedFirst: number): number | undefined {
+  /**
+   * Offset after the last batch in [from, end) by a header scan, and where the batches
+   * end: before `end` only at a zero-filled tail. Undefined if a header is bad.
+   */
+  private scanNextOffset(
+    from: number,
+    end: number,
+    expectedFirst: number,
+  ): { next: number; end: number } | undefined {
     let pos = from;
     let next = expectedFirst;
     while (pos < end) {
       const at = this.header(pos);
-      if (at === undefined) return undefined;
+      if (at === undefined) {
+        // An index entry pointing into zeros names a batch that is not there: bad.
+        if (pos === from && from > 0) return undefined;
+        const rest = this.readAt(pos, Math.min(SCAN_WINDOW_BYTES, end - pos));
+        return isZeroTail(rest, 0) ? { next, end: pos } : undefined;
+      }
       const base = readInt64(this.window, at);
       if (pos === from && from > 0 && base !== expectedFirst) return undefined;
       next = base + this.window.readInt32BE(at + LAST_OFFSET_DELTA) + 1;
       pos += LOG_OVERHEAD + this.window.readInt32BE(at + BATCH_LENGTH);
     }
-    return pos === end ? next : undefined;
+    return pos === end ? { next, end } : undefined;
   }
 
   /**
    * Validates batches from `fromPosition` (a batch boundary; `nextOffset` is the
    * offset expected after the batches before it), re-adding index entries, and
-   * truncates the file at the first torn, CRC-failing or out-of-order batch.
+   * truncates the file at the first torn, CRC-failing or out-of-order batch, or at a
+   * zero-filled tail (a preallocated file's unused end; see the header).
    */
   recover(fromPosition: number, nextOffset: number): RecoveryResult {
     if (fromPosition === 0) {
@@ -280,14 +346,19 @@ export class LogSegment {
     let chunkStart = 0;
     let batches = 0;
     let reason: CorruptRecordError | undefined;
+    let zeroTail = false;
     while (pos < this.size) {
+      if (pos + Math.min(LOG_OVERHEAD, this.size - pos) > chunkStart + chunk.length) {
+        chunk = this.readAt(pos, Math.min(RECOVERY_CHUNK_BYTES, this.size - pos));
+        chunkStart = pos;
+      }
+      if (isZeroTail(chunk, pos - chunkStart)) {
+        zeroTail = true;
+        break;
+      }
       if (this.size - pos < LOG_OVERHEAD) {
         reason = new CorruptRecordError('truncated', `${this.size - pos} trailing bytes`, pos);
         break;
-      }
-      if (pos + LOG_OVERHEAD > chunkStart + chunk.length) {
-        chunk = this.readAt(pos, Math.min(RECOVERY_CHUNK_BYTES, this.size - pos));
-        chunkStart = pos;
       }
       let size = LOG_OVERHEAD + chunk.readInt32BE(pos - chunkStart + BATCH_LENGTH);
       if (
@@ -328,13 +399,15 @@ export class LogSegment {
       pos += size;
       batches++;
     }
-    const truncatedBytes = this.size - pos;
-    if (truncatedBytes > 0) this.truncateTo(pos);
+    const cut = this.size - pos;
+    if (cut > 0) this.truncateTo(pos);
     this.nextOffset = expected;
     if (this.rollingBaseTime === undefined && this.size > 0)
       this.rollingBaseTime = this.firstBatchMaxTimestamp();
     this.loadTxnIndexUpTo(expected);
-    return { truncatedBytes, reason, batches };
+    return zeroTail
+      ? { truncatedBytes: 0, zeroTailBytes: cut, batches }
+      : { truncatedBytes: cut, reason, zeroTailBytes: 0, batches };
   }
 
   /** Loads the aborted-transaction index once, keeping only entries whose marker is below `nextOffset`. */
@@ -374,6 +447,7 @@ export class LogSegment {
     }
     if (this.rollingBaseTime === undefined) this.rollingBaseTime = now;
     this.size += buf.length;
+    this.fileLength = Math.max(this.fileLength, this.size);
     this.unflushedBytes += buf.length;
     this.nextOffset = batches[batches.length - 1].lastOffset + 1;
   }
@@ -592,7 +666,9 @@ export class LogSegment {
    */
   private cutFailedAppend(position: number): void {
     try {
+      // A preallocated file loses its preallocation here: it grows by appends from now.
       ftruncateSync(this.fd, position);
+      this.fileLength = position;
     } catch {
       // The append's own error is the one to report.
     }
@@ -601,13 +677,23 @@ export class LogSegment {
   truncateTo(position: number): void {
     ftruncateSync(this.fd, position);
     this.size = position;
+    this.fileLength = position;
     this.windowLength = 0;
     this.offsetIndex.truncateToPosition(position);
   }
 
-  /** The segment stops being active: its final time index entry records its max timestamp. */
-  onBecomeInactive(): void {
+  /**
+   * The segment stops being active: its final time index entry records its max
+   * timestamp, and a preallocated file is cut back to its valid bytes (Kafka's
+   * onBecomeInactiveSegment trims the same way). Returns whether the file was cut:
+   * the cut reaches the disk with the segment's next fsync.
+   */
+  onBecomeInactive(): boolean {
     if (this.size > 0) this.timeIndex.maybeAppend(this.maxTimestamp, this.offsetOfMaxTimestamp);
+    if (this.fileLength <= this.size) return false;
+    ftruncateSync(this.fd, this.size);
+    this.fileLength = this.size;
+    return true;
   }
 
   /** fsync of the .log on the libuv pool; resolves when the bytes written before it are durable. */

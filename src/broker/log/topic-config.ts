@@ -10,8 +10,8 @@
  * Every topic config Kafka 3.x/4.0 defines is here. Each is honoured, or has no meaning
  * on one node and says so in its doc (unclean.leader.election.enable, the replication
  * throttles, message.format.version as Kafka 3.x ignores it), or takes only the value
- * this broker serves and refuses the others by name (compression.type=lz4,
- * preallocate, segment.jitter.ms, tiered storage's keys).
+ * this broker serves and refuses the others by name (compression.type=lz4, tiered
+ * storage's keys).
  */
 import {
   type AnyConfigDef,
@@ -322,10 +322,8 @@ const entries: TopicConfigEntry[] = [
       name: 'segment.jitter.ms',
       type: 'long',
       default: 0,
-      validator: (v, key) =>
-        atLeast(0)(v, key) ??
-        only(0, 'segments roll exactly at segment.ms here; shorten segment.ms instead')(v, key),
-      doc: 'Random time taken off segment.ms per segment in Kafka; only 0 is served (segments roll at segment.ms).',
+      validator: atLeast(0),
+      doc: "Largest random time taken off segment.ms for a segment's time-based roll: each segment draws its own in [0, min(segment.jitter.ms, segment.ms)), so partitions created together do not all roll at once.",
     }),
   },
   {
@@ -334,8 +332,7 @@ const entries: TopicConfigEntry[] = [
       name: 'preallocate',
       type: 'boolean',
       default: false,
-      validator: only(false, 'segment files grow as they are written here; leave it false'),
-      doc: 'Preallocating segment files is not served: only false.',
+      doc: "Extend each new segment file to segment.bytes when it is created (a sparse extension, as Kafka's RandomAccessFile.setLength); the file is cut back to its data when the segment rolls or the log closes, and recovery takes a zero-filled tail as the end of the log. Sizes reported (DescribeLogDirs, retention.bytes) count only the data.",
     }),
   },
   {
@@ -433,6 +430,10 @@ export interface TopicConfig {
   retentionBytes: number;
   segmentBytes: number;
   segmentMs: number;
+  /** segment.jitter.ms: the bound of each segment's random share taken off segmentMs. */
+  segmentJitterMs: number;
+  /** preallocate: new segment files are extended to segmentBytes at creation. */
+  preallocate: boolean;
   segmentIndexBytes: number;
   indexIntervalBytes: number;
   flushMessages: number;
@@ -503,6 +504,8 @@ export function effectiveTopicConfig(
     retentionBytes: get('retention.bytes'),
     segmentBytes: get('segment.bytes'),
     segmentMs: get('segment.ms'),
+    segmentJitterMs: get('segment.jitter.ms'),
+    preallocate: get('preallocate'),
     segmentIndexBytes: get('segment.index.bytes'),
     indexIntervalBytes: get('index.interval.bytes'),
     flushMessages: get('flush.messages'),

@@ -3,15 +3,17 @@
  * DescribeConfigs lists each with its source, the ones this node cannot serve are
  * refused by name, and the ones with meaning here are honoured on Produce
  * (message.timestamp.*.max.ms as INVALID_TIMESTAMP record errors, min.insync.replicas
- * as NOT_ENOUGH_REPLICAS). ListGroups v4/v5 filters, and the request form librdkafka
- * 2.0 sends.
+ * as NOT_ENOUGH_REPLICAS, compression.type=zstd as UNSUPPORTED_COMPRESSION_TYPE to
+ * Fetch below v10; zstd batches in Produce below v7 are refused the same way).
+ * ListGroups v4/v5 filters, and the request form librdkafka 2.0 sends.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topicConfigDefs } from '../../../../src/broker/log/topic-config.ts';
 import { ApiKey } from '../../../../src/protocol/api-keys.ts';
 import type { Message } from '../../../../src/protocol/codec.ts';
+import { CompressionCodec } from '../../../../src/protocol/compression.ts';
 import { ErrorCode } from '../../../../src/protocol/error-codes.ts';
-import { encodeBatch } from '../../../../src/protocol/record-batch.ts';
+import { ATTR_CODEC_MASK, ATTRIBUTES, encodeBatch } from '../../../../src/protocol/record-batch.ts';
 import { startTestBroker, type TestBroker } from '../../../helpers/broker.ts';
 import { RawClient } from '../server/raw-client.ts';
 
@@ -95,7 +97,7 @@ const SET_ALL: Record<string, string> = {
   'min.cleanable.dirty.ratio': '0.3',
   'min.compaction.lag.ms': '10',
   'min.insync.replicas': '1',
-  preallocate: 'false',
+  preallocate: 'true',
   'remote.log.copy.disable': 'false',
   'remote.log.delete.on.disable': 'false',
   'remote.storage.enable': 'false',
@@ -103,7 +105,7 @@ const SET_ALL: Record<string, string> = {
   'retention.ms': '3600000',
   'segment.bytes': '2000000',
   'segment.index.bytes': '20000',
-  'segment.jitter.ms': '0',
+  'segment.jitter.ms': '60000',
   'segment.ms': '3600000',
   'unclean.leader.election.enable': 'true',
 };
@@ -192,8 +194,7 @@ describe('topic configs', () => {
     ['local.retention.ms', '60000', /not supported: local\.retention\.ms=60000; .*tiered storage/],
     ['local.retention.bytes', '1000', /not supported: local\.retention\.bytes=1000/],
     ['remote.log.copy.disable', 'true', /not supported: remote\.log\.copy\.disable=true/],
-    ['preallocate', 'true', /not supported: preallocate=true/],
-    ['segment.jitter.ms', '1000', /not supported: segment\.jitter\.ms=1000/],
+    ['segment.jitter.ms', '-1', /must be at least 0/],
     [
       'compression.type',
       'brotli',
@@ -276,6 +277,110 @@ describe('min.insync.replicas', () => {
     );
     const one = await produce('min-isr', batchAt([Date.now()]), 1);
     expect(one.responses[0].partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 0n });
+  });
+});
+
+describe('zstd and old request versions (KIP-110)', () => {
+  /** Fetch of partition 0 of each topic from offset 0, at `version` (v9: the last before zstd). */
+  const fetchAt = async (version: number, topics: string[]) => {
+    const answer = await c.request(ApiKey.Fetch, version, {
+      replicaId: -1,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 1 << 20,
+      isolationLevel: 0,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: topics.map((topic) => ({
+        topic,
+        partitions: [
+          {
+            partition: 0,
+            currentLeaderEpoch: -1,
+            fetchOffset: 0n,
+            logStartOffset: -1n,
+            partitionMaxBytes: 1 << 20,
+          },
+        ],
+      })),
+      forgottenTopicsData: [],
+      rackId: '',
+    });
+    return Object.fromEntries(
+      (answer.responses as Message[]).map((t) => [t.topic, t.partitions[0] as Message]),
+    );
+  };
+  const codecOf = (records: Buffer) => records.readInt16BE(ATTRIBUTES) & ATTR_CODEC_MASK;
+  const zstdBatch = () =>
+    encodeBatch({
+      codec: CompressionCodec.zstd,
+      records: [{ timestamp: Date.now(), key: Buffer.from('k'), value: Buffer.from('zstd') }],
+    });
+
+  it('Fetch v9 answers a compression.type=zstd partition UNSUPPORTED_COMPRESSION_TYPE and serves the gzip and uncompressed ones beside it; v10 serves all three', async () => {
+    const topics = ['fetch-v9-zstd', 'fetch-v9-gzip', 'fetch-v9-plain'];
+    await createTopic(topics[0], { 'compression.type': 'zstd' });
+    await createTopic(topics[1], { 'compression.type': 'gzip' });
+    await createTopic(topics[2], {});
+    for (const t of topics) {
+      const answer = await produce(t, batchAt([Date.now()]));
+      expect(answer.responses[0].partitionResponses[0].errorCode).toBe(0);
+    }
+
+    const v9 = await fetchAt(9, topics);
+    expect(v9[topics[0]]).toMatchObject({
+      errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+      highWatermark: -1n,
+      logStartOffset: -1n,
+    });
+    expect(v9[topics[0]].records ?? Buffer.alloc(0)).toHaveLength(0);
+    expect(v9[topics[1]]).toMatchObject({ errorCode: 0, highWatermark: 1n });
+    expect(codecOf(v9[topics[1]].records)).toBe(CompressionCodec.gzip);
+    expect(v9[topics[2]]).toMatchObject({ errorCode: 0, highWatermark: 1n });
+    expect(codecOf(v9[topics[2]].records)).toBe(CompressionCodec.none);
+
+    const v10 = await fetchAt(10, topics);
+    expect(v10[topics[0]]).toMatchObject({ errorCode: 0, highWatermark: 1n });
+    expect(codecOf(v10[topics[0]].records)).toBe(CompressionCodec.zstd);
+  });
+
+  it('Fetch v9 serves zstd batches a producer wrote to a compression.type=producer topic, as Kafka does: the check is the topic config', async () => {
+    await createTopic('fetch-v9-producer-zstd', {});
+    const produced = await c.request(ApiKey.Produce, 7, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 1000,
+      topicData: [
+        { name: 'fetch-v9-producer-zstd', partitionData: [{ index: 0, records: zstdBatch() }] },
+      ],
+    });
+    expect(produced.responses[0].partitionResponses[0].errorCode).toBe(0);
+    const v9 = await fetchAt(9, ['fetch-v9-producer-zstd']);
+    expect(v9['fetch-v9-producer-zstd'].errorCode).toBe(0);
+    expect(codecOf(v9['fetch-v9-producer-zstd'].records)).toBe(CompressionCodec.zstd);
+  });
+
+  it('Produce below v7 with a zstd batch is UNSUPPORTED_COMPRESSION_TYPE and appends nothing; v7 appends it', async () => {
+    await createTopic('produce-v6-zstd', {});
+    const produceAt = (version: number, records: Buffer) =>
+      c.request(ApiKey.Produce, version, {
+        transactionalId: null,
+        acks: 1,
+        timeoutMs: 1000,
+        topicData: [{ name: 'produce-v6-zstd', partitionData: [{ index: 0, records }] }],
+      });
+    const v6 = await produceAt(6, zstdBatch());
+    expect(v6.responses[0].partitionResponses[0]).toMatchObject({
+      errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+      baseOffset: -1n,
+    });
+    expect(
+      (await produceAt(6, batchAt([Date.now()]))).responses[0].partitionResponses[0],
+    ).toMatchObject({ errorCode: 0, baseOffset: 0n });
+    expect((await produceAt(7, zstdBatch())).responses[0].partitionResponses[0]).toMatchObject({
+      errorCode: 0,
+      baseOffset: 1n,
+    });
   });
 });
 

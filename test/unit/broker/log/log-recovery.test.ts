@@ -115,6 +115,39 @@ describe('log recovery', () => {
     expect((await l.append(batchOf(1))).baseOffset).toBe(297);
   });
 
+  it.each([
+    [5_000, 'longer'],
+    [5, 'shorter'],
+  ])(
+    'a zero-filled tail %i bytes long (%s than a batch header) is the end of the log, not corruption',
+    async (zeros) => {
+      await writeAndClose();
+      unlinkSync(join(tmp.dir, CHECKPOINT_FILE)); // as after a crash: nothing known to be clean
+      const last = files('.log').at(-1)!;
+      const size = statSync(last).size;
+      truncateSync(last, size + zeros); // a preallocated file's unused end reads as zeros
+      const l = open();
+      expect(l.recoveryInfo.truncatedBytes).toBe(0);
+      expect(statSync(last).size).toBe(size);
+      everyOffsetReadable(l, 300);
+      expect((await l.append(batchOf(1))).baseOffset).toBe(300);
+    },
+  );
+
+  it('a non-zero byte after zeros is corruption: the tail is cut and counted', async () => {
+    await writeAndClose();
+    unlinkSync(join(tmp.dir, CHECKPOINT_FILE));
+    const last = files('.log').at(-1)!;
+    const size = statSync(last).size;
+    truncateSync(last, size + 100);
+    const fd = openSync(last, 'r+');
+    writeSync(fd, Buffer.from([7]), 0, 1, size + 60);
+    closeSync(fd);
+    const l = open();
+    expect(l.recoveryInfo.truncatedBytes).toBe(100);
+    everyOffsetReadable(l, 300);
+  });
+
   it('a flipped byte in the last batch is caught by its CRC and the batch is cut', async () => {
     await writeAndClose();
     const last = files('.log').at(-1)!;

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { cpSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogError } from '../../../../src/broker/log/errors.ts';
@@ -18,16 +18,28 @@ let tmp: ReturnType<typeof tempDir>;
 let log: PartitionLog | undefined;
 const clock = new ManualClock(1_000_000);
 
-function open(overrides: Record<string, unknown> = {}): PartitionLog {
+function open(
+  overrides: Record<string, unknown> = {},
+  options: { dir?: string; random?: () => number } = {},
+): PartitionLog {
   log = PartitionLog.open({
-    dir: tmp.dir,
+    dir: options.dir ?? tmp.dir,
     topic: 't',
     partition: 0,
     config: topicConfig(overrides),
     clock,
+    random: options.random,
   });
   return log;
 }
+
+/** Draws `values` in turn, then the last one forever. */
+function draws(...values: number[]): () => number {
+  let i = 0;
+  return () => values[Math.min(i++, values.length - 1)];
+}
+
+const fileSize = (path: string) => statSync(path).size;
 
 beforeEach(() => {
   tmp = tempDir();
@@ -147,6 +159,105 @@ describe('PartitionLog', () => {
     clock.advance(1);
     await log.append(batchOf(1));
     expect(log.segments.map((s) => s.baseOffset)).toEqual([0, 2]);
+  });
+
+  it('segment.jitter.ms takes a random share off segment.ms for each segment, drawn anew at every roll', async () => {
+    const log = open(
+      { 'segment.ms': 60_000, 'segment.jitter.ms': 10_000 },
+      { random: draws(0.5, 0.25) },
+    );
+    await log.append(batchOf(1));
+    clock.advance(54_999);
+    await log.append(batchOf(1));
+    expect(log.segments.length).toBe(1);
+    clock.advance(1); // 60 000 - 5 000 (0.5 of the jitter)
+    await log.append(batchOf(1));
+    expect(log.segments.map((s) => s.baseOffset)).toEqual([0, 2]);
+    clock.advance(57_499);
+    await log.append(batchOf(1));
+    expect(log.segments.length).toBe(2);
+    clock.advance(1); // 60 000 - 2 500 (0.25 of the jitter)
+    await log.append(batchOf(1));
+    expect(log.segments.map((s) => s.baseOffset)).toEqual([0, 2, 4]);
+  });
+
+  it('a segment.jitter.ms above segment.ms draws within segment.ms, as Kafka bounds it', async () => {
+    const log = open(
+      { 'segment.ms': 60_000, 'segment.jitter.ms': 600_000 },
+      { random: draws(0.5) },
+    );
+    expect(log.activeSegment.rollJitterMs).toBe(30_000);
+    await log.append(batchOf(1));
+    clock.advance(29_999);
+    await log.append(batchOf(1));
+    expect(log.segments.length).toBe(1);
+    clock.advance(1);
+    await log.append(batchOf(1));
+    expect(log.segments.length).toBe(2);
+  });
+
+  it('preallocate extends each new segment file to segment.bytes, counts only the data, and trims at roll and close', async () => {
+    const config = { preallocate: true, 'segment.bytes': 16 * 1024 };
+    let log = open(config);
+    expect(fileSize(log.activeSegment.logPath)).toBe(16 * 1024);
+    for (let i = 0; i < 100; i++) await log.append(batchOf(3, { start: i * 3, valueBytes: 100 }));
+    const [first, ...rest] = log.segments;
+    expect(rest.length).toBeGreaterThan(0);
+    // Rolled segments are cut back to their data; the active one is still preallocated.
+    for (const s of log.segments.slice(0, -1)) expect(fileSize(s.logPath)).toBe(s.size);
+    expect(fileSize(log.activeSegment.logPath)).toBe(16 * 1024);
+    // What DescribeLogDirs and retention.bytes see: the data, not the preallocated tail.
+    const onDisk = log.segments.reduce((sum, s) => sum + fileSize(s.logPath), 0);
+    expect(log.size).toBe(onDisk - (16 * 1024 - log.activeSegment.size));
+    expect(first.size).toBeLessThanOrEqual(16 * 1024);
+    const active = log.activeSegment;
+    await log.close();
+    expect(fileSize(active.logPath)).toBe(active.size);
+    log = open(config);
+    expect(log.recoveryInfo).toEqual({ truncatedBytes: 0, scannedSegments: 0 });
+    expect([...log.records(0)].length).toBe(300);
+  });
+
+  it('after a crash, a preallocated segment is read up to its zero tail: every record is there and appends continue', async () => {
+    const config = { preallocate: true, 'segment.bytes': 16 * 1024, 'flush.messages': 1 };
+    const live = open(config, { dir: join(tmp.dir, 'live') });
+    for (let i = 0; i < 60; i++) await live.append(batchOf(3, { start: i * 3, valueBytes: 100 }));
+    expect(fileSize(live.activeSegment.logPath)).toBe(16 * 1024);
+    // The files as a crash would leave them: the active segment still preallocated.
+    const crashed = join(tmp.dir, 'crashed');
+    cpSync(live.dir, crashed, { recursive: true });
+    const reopened = PartitionLog.open({
+      dir: crashed,
+      topic: 't',
+      partition: 0,
+      config: topicConfig(config),
+      clock,
+    });
+    try {
+      expect(reopened.recoveryInfo.truncatedBytes).toBe(0);
+      expect(reopened.logEndOffset).toBe(180);
+      expect([...reopened.records(0)].map((r) => r.offset)).toEqual(
+        Array.from({ length: 180 }, (_, i) => i),
+      );
+      expect(fileSize(reopened.activeSegment.logPath)).toBe(reopened.activeSegment.size);
+      expect((await reopened.append(batchOf(2))).baseOffset).toBe(180);
+      expect([...reopened.records(178)].map((r) => r.offset)).toEqual([178, 179, 180, 181]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('a rolled segment whose trim did not reach the disk is recovered to its data without a rebuild', async () => {
+    const config = { preallocate: true, 'segment.bytes': 16 * 1024 };
+    let log = open(config);
+    for (let i = 0; i < 100; i++) await log.append(batchOf(3, { start: i * 3, valueBytes: 100 }));
+    const first = log.segments[0].logPath;
+    await log.close();
+    truncateSync(first, 16 * 1024); // its preallocated length, as if the trim was lost
+    log = open(config);
+    expect(log.recoveryInfo).toEqual({ truncatedBytes: 0, scannedSegments: 0 });
+    expect(fileSize(first)).toBe(log.segments[0].size);
+    expect([...log.records(0)].length).toBe(300);
   });
 
   it('finds the earliest offset with a timestamp at or after the target through the time index', async () => {
