@@ -20,6 +20,12 @@ import { ColumnMappers } from './column-mappers.ts';
 import { MessageKeyColumns, messageKeyColumnsProblem } from './message-key-columns.ts';
 import { type EventNames, namingConfigDefs, readEventNames } from './naming-config.ts';
 import type { PublicationMode } from './publication.ts';
+import {
+  readSignalChannels,
+  type SignalChannelSettings,
+  signalChannelConfigDefs,
+  signalChannelErrors,
+} from './signals/signal-channels-config.ts';
 import { wholeMatch } from './source-type-parameters.ts';
 import type { ConfigurationBasedSnapshot } from './start-plan.ts';
 import type { FilterLists } from './table-filter.ts';
@@ -410,6 +416,16 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     group: 'Snapshot',
   }),
   define({
+    name: 'snapshot.max.threads',
+    type: 'int',
+    default: 1,
+    validator: atLeast(1),
+    doc:
+      'Connections that read the tables of a snapshot (initial or blocking) in parallel, one table ' +
+      'at a time each, all within the same exported snapshot.',
+    group: 'Snapshot',
+  }),
+  define({
     name: 'incremental.snapshot.chunk.size',
     type: 'int',
     default: 1024,
@@ -432,19 +448,7 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
       'captured, and added to a filtered publication, even when the include lists leave it out.',
     group: 'Signals',
   }),
-  define<string[]>({
-    name: 'signal.enabled.channels',
-    type: 'list',
-    default: ['source'],
-    validator: (v) => {
-      const other = v.filter((c) => c.toLowerCase() !== 'source');
-      return other.length === 0
-        ? undefined
-        : `contains ${other.join(', ')}: only the source channel (the signal.data.collection table) is supported`;
-    },
-    doc: 'Where signals are read from: source (inserts into signal.data.collection).',
-    group: 'Signals',
-  }),
+  ...signalChannelConfigDefs,
   define({
     name: 'decimal.handling.mode',
     type: 'string',
@@ -675,6 +679,7 @@ export function validateCombinations(v: Readonly<Record<string, unknown>>): Conf
   }
   errors.push(...ColumnMappers.fromConfig(v).errors);
   errors.push(...selectOverrides(v).errors);
+  errors.push(...signalChannelErrors(v));
   const include = (v['snapshot.include.collection.list'] as string[] | undefined) ?? [];
   for (const pattern of include) {
     try {
@@ -766,6 +771,8 @@ export interface SnapshotReadSettings {
   locking: 'none' | 'shared';
   lockTimeoutMs: number;
   delayMs: number;
+  /** snapshot.max.threads: connections reading tables in parallel (1 when absent). */
+  maxThreads?: number;
 }
 
 export interface PostgresCdcSettings {
@@ -805,6 +812,8 @@ export interface PostgresCdcSettings {
   incrementalChunkSize: number;
   /** signal.data.collection, when set (the source signal channel). */
   signalTable: { schema: string; table: string } | null;
+  /** signal.enabled.channels and the kafka and file channels' keys. */
+  signalChannels: SignalChannelSettings;
   decimalHandlingMode: DecimalHandlingMode;
   timePrecisionMode: TimePrecisionMode;
   intervalHandlingMode: IntervalHandlingMode;
@@ -849,8 +858,9 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
   // The connector and the task start from here without validate(): a mask that cannot
   // work must stop them rather than let the values through.
   const overrides = selectOverrides(v);
-  if (mappers.errors.length + overrides.errors.length > 0)
-    throw new ConfigException([...mappers.errors, ...overrides.errors]);
+  const channels = signalChannelErrors(v);
+  if (mappers.errors.length + overrides.errors.length + channels.length > 0)
+    throw new ConfigException([...mappers.errors, ...overrides.errors, ...channels]);
   return {
     connection: {
       host: s('database.hostname'),
@@ -898,11 +908,13 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
       locking: e('snapshot.locking.mode') as 'none' | 'shared',
       lockTimeoutMs: n('snapshot.lock.timeout.ms'),
       delayMs: n('snapshot.delay.ms'),
+      maxThreads: n('snapshot.max.threads'),
     },
     streamingDelayMs: n('streaming.delay.ms'),
     snapshotFetchSize: n('snapshot.fetch.size'),
     incrementalChunkSize: n('incremental.snapshot.chunk.size'),
     signalTable: signalTable(v['signal.data.collection'] as string | null),
+    signalChannels: readSignalChannels(v, s('topic.prefix')),
     decimalHandlingMode: e('decimal.handling.mode') as DecimalHandlingMode,
     timePrecisionMode: e('time.precision.mode') as TimePrecisionMode,
     intervalHandlingMode: e('interval.handling.mode') as IntervalHandlingMode,

@@ -23,7 +23,10 @@ export const SOURCE_SCHEMA: Schema = Schemas.struct(
         optional: true,
         name: 'io.debezium.data.Enum',
         version: 1,
-        parameters: { allowed: 'true,last,false,incremental' },
+        parameters: {
+          allowed:
+            'true,first,first_in_data_collection,last_in_data_collection,last,false,incremental',
+        },
         defaultValue: 'false',
       }),
     ],

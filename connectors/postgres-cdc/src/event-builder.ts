@@ -33,8 +33,19 @@ import type { TransactionBlock } from './transaction-metadata.ts';
 export const CONNECTOR_VERSION = '0.1.0';
 
 export type Op = 'c' | 'u' | 'd' | 'r' | 't';
-/** source.snapshot: 'incremental' on the reads of an incremental snapshot (incremental-snapshot.ts). */
-export type SnapshotMarker = 'true' | 'last' | 'false' | 'incremental';
+/**
+ * source.snapshot: 'incremental' on the reads of an incremental snapshot
+ * (incremental-snapshot.ts); first, first_in_data_collection, last_in_data_collection
+ * and last mark places in an initial or blocking one (snapshot-reader.ts).
+ */
+export type SnapshotMarker =
+  | 'true'
+  | 'first'
+  | 'first_in_data_collection'
+  | 'last_in_data_collection'
+  | 'last'
+  | 'false'
+  | 'incremental';
 
 /** Where a change sits: what goes into `source` and the record's offset. */
 export interface ChangePosition {

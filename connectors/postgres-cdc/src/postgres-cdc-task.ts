@@ -27,7 +27,8 @@
  *           nothing on from it, so no offset will ever show it is this connector's.
  *
  * Offsets: source partition { server: topic.prefix }; offsets as written by the
- * snapshot reader, the change source and heartbeat.ts. Crash behaviour: nothing is
+ * snapshot reader, the change source and heartbeat.ts, plus the kafka signal channel's
+ * position once it has one (signals/kafka-signal-channel.ts). Crash behaviour: nothing is
  * kept here; a restart resumes from the stored offset and the slot, re-sending at
  * most what was produced after the last offset commit.
  *
@@ -52,6 +53,7 @@ import {
   type TaskConfig,
   Wakeup,
 } from '../../../src/connect/api/index.ts';
+import { BlockingSnapshot } from './blocking-snapshot.ts';
 import type { CompletedTransaction, ObservedChange, ResumePoint } from './change-event-source.ts';
 import { CommitTracker } from './commit-tracker.ts';
 import {
@@ -84,8 +86,21 @@ import {
   type ExportedSnapshot,
   readSlot,
 } from './replication-slot.ts';
-import { SignalProcessor } from './signals/signal-processor.ts';
-import { FilterWithSignalTable, isSameTable, signalOf } from './signals/signal-table.ts';
+import { ExternalSignals, type SignalChannelReader } from './signals/external-signals.ts';
+import { FileSignalChannel } from './signals/file-signal-channel.ts';
+import { KafkaSignalChannel } from './signals/kafka-signal-channel.ts';
+import {
+  type SignalPosition,
+  SignalProcessor,
+  WINDOW_CLOSE,
+  WINDOW_OPEN,
+} from './signals/signal-processor.ts';
+import {
+  FilterWithSignalTable,
+  isSameTable,
+  type SignalRecord,
+  signalOf,
+} from './signals/signal-table.ts';
 import { inspectSlotOnce, type SlotUsage } from './slot-usage.ts';
 import { readSnapshot, type SnapshotProgress } from './snapshot-reader.ts';
 import { dropOwnSlot, waitForOwnSlot } from './snapshot-slot.ts';
@@ -179,6 +194,15 @@ export class PostgresCdcSourceTask implements SourceTask {
   private signals: SignalProcessor | null = null;
   /** The captured tables found at start (what execute-snapshot's data-collections match). */
   private captured: TableId[] = [];
+  /** The kafka and file signal channels, when signal.enabled.channels names them. */
+  private externalSignals: ExternalSignals | null = null;
+  private kafkaSignals: KafkaSignalChannel | null = null;
+  /** Blocking snapshots (blocking-snapshot.ts), with signal.data.collection. */
+  private blocking: BlockingSnapshot | null = null;
+  /** While a blocking snapshot runs: the stream's emits and commits, held in order. */
+  private held: Array<() => void> | null = null;
+  /** Whether the queue asked the stream to pause (it is full). */
+  private queueFull = false;
 
   version(): string {
     return CONNECTOR_VERSION;
@@ -206,8 +230,15 @@ export class PostgresCdcSourceTask implements SourceTask {
     });
     this.queue = new RecordQueue(
       this.s.maxQueueSize,
-      () => this.runner?.pause(),
-      () => this.runner?.resume(),
+      () => {
+        this.queueFull = true;
+        this.runner?.pause();
+      },
+      () => {
+        this.queueFull = false;
+        // A blocking snapshot holds the stream back until it is done.
+        if (this.held === null) this.runner?.resume();
+      },
     );
     const { tables, keyless } = await checkDatabase(this.s);
     this.captured = tables;
@@ -262,6 +293,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       await admin.end().catch(() => undefined);
     }
     this.setUpSignals(plan.action === 'resume' ? stored : null);
+    this.setUpSignalChannels(stored);
     if (plan.action === 'resume' && addedTables.length > 0) this.snapshotAdded(addedTables);
     switch (plan.action) {
       case 'fail':
@@ -321,7 +353,9 @@ export class PostgresCdcSourceTask implements SourceTask {
     const runner = this.runner;
     // After a failure records were dropped (emit below): nothing more may be confirmed.
     if (!runner || this.stopping || this.failure) return;
-    const stored = parseStoredOffset(await this.ctx.offsetStorageReader.offset(this.partition));
+    const raw = await this.ctx.offsetStorageReader.offset(this.partition);
+    this.kafkaSignals?.stored(raw);
+    const stored = parseStoredOffset(raw);
     const lsn = this.tracker.takeConfirmable(stored);
     if (lsn !== null) runner.confirm(lsn);
   }
@@ -333,7 +367,9 @@ export class PostgresCdcSourceTask implements SourceTask {
     this.slotWait.wake();
     this.queue?.close();
     await this.background?.catch(() => undefined);
+    await this.externalSignals?.stop();
     await this.incremental?.stop();
+    await this.blocking?.stop();
     await this.runner?.stop();
     await this.exported?.release();
     // A slot this task made for a first snapshot, with no record handed on from it (the
@@ -521,25 +557,18 @@ export class PostgresCdcSourceTask implements SourceTask {
       ...(this.signals ? { onChange: (change) => this.onChange(change) } : {}),
       emit: (emitted) => {
         if (this.failure) return;
-        const records = this.withSnapshotState(emitted);
-        this.tracker.emitted(records);
-        this.lastOffset = records[records.length - 1].sourceOffset;
-        this.handedOn = true;
-        this.queue.push(records);
+        const records = this.withSignalChannelOffsets(this.withSnapshotState(emitted));
+        if (this.held) {
+          this.held.push(() => this.handOnStreamed(records));
+          return;
+        }
+        this.handOnStreamed(records);
       },
       events: this.streamingMeter.events,
       messageFilter: new MessagePrefixFilter(this.s.messagePrefixes),
       onCommit: (tx: CompletedTransaction) => {
-        if (this.failure) return;
-        // A non-transactional message is no transaction for Debezium's metrics.
-        if (!tx.message)
-          this.streamingMeter.transactionCommitted(
-            tx.xid,
-            tx.commitTimeMicros ?? 0,
-            this.ctx.clock.now(),
-          );
-        this.tracker.committed(tx);
-        this.boundaries?.committed(tx.commitLsn);
+        if (this.held) this.held.push(() => this.committed(tx));
+        else this.committed(tx);
       },
       canConfirmIdle: () => this.tracker.pending === 0 && this.failure === null,
       onState: (state, detail) => {
@@ -558,6 +587,29 @@ export class PostgresCdcSourceTask implements SourceTask {
     this.runner = runner;
     runner.start();
     this.incremental?.start();
+    this.externalSignals?.start();
+  }
+
+  /** A streamed change's records, handed on (after a blocking snapshot's reads, if one ran). */
+  private handOnStreamed(records: SourceRecord[]): void {
+    if (this.failure) return;
+    this.tracker.emitted(records);
+    this.lastOffset = records[records.length - 1].sourceOffset;
+    this.handedOn = true;
+    this.queue.push(records);
+  }
+
+  private committed(tx: CompletedTransaction): void {
+    if (this.failure) return;
+    // A non-transactional message is no transaction for Debezium's metrics.
+    if (!tx.message)
+      this.streamingMeter.transactionCommitted(
+        tx.xid,
+        tx.commitTimeMicros ?? 0,
+        this.ctx.clock.now(),
+      );
+    this.tracker.committed(tx);
+    this.boundaries?.committed(tx.commitLsn);
   }
 
   /** The signal processor and incremental snapshots, resumed from `stored` when it holds one. */
@@ -579,7 +631,52 @@ export class PostgresCdcSourceTask implements SourceTask {
         this.fail(new ConnectException(`incremental snapshot failed: ${e.message}`, { cause: e })),
     });
     this.incremental.restore(stored);
-    this.signals = new SignalProcessor(this.log, this.incremental);
+    this.blocking = this.blockingSnapshot(signalTable);
+    this.signals = new SignalProcessor(this.log, this.incremental, this.blocking);
+  }
+
+  private blockingSnapshot(signalTable: TableId): BlockingSnapshot {
+    return new BlockingSnapshot({
+      connection: this.connection(),
+      fetchSize: this.s.snapshotFetchSize,
+      context: this.eventContext(),
+      modes: this.modes(),
+      filter: new TableFilter(this.s.filters),
+      topicPrefix: this.s.topicPrefix,
+      settings: this.s.snapshot,
+      capturedTables: () => this.captured,
+      signalTable,
+      log: this.log,
+      pauseStream: () => {
+        this.held ??= [];
+        this.runner?.pause();
+      },
+      resumeStream: () => {
+        const held = this.held ?? [];
+        this.held = null;
+        for (const f of held) f();
+        if (!this.queueFull) this.runner?.resume();
+      },
+      emit: async (records) => {
+        await this.queue.room();
+        if (this.failure) throw this.failure;
+        // Counted with the signal's transaction, whose lsn_commit they carry.
+        this.tracker.emitted(records);
+        this.handedOn = true;
+        this.queue.push(records);
+      },
+      offsetAt: (at) => ({
+        ...at.offset,
+        ...this.incremental?.offsetFields(),
+        ...this.kafkaSignals?.offsetFields(),
+      }),
+      onTable: (table) => this.onTable(table),
+      onProgress: (p) => this.onProgress(p),
+      onTableDone: (id) => this.onTableDone(id),
+      onStarted: (tables) => this.snapshotMeter.started(tables, this.ctx.clock.now()),
+      onEnded: (completed) => this.snapshotMeter.ended(completed, this.ctx.clock.now()),
+      nowMicros: () => this.ctx.clock.now() * 1000,
+    });
   }
 
   /** Every streamed change: the incremental snapshot's deduplication, then signals. */
@@ -589,7 +686,78 @@ export class PostgresCdcSourceTask implements SourceTask {
     const signalTable = this.s.signalTable;
     if (change.op !== 'c' || !signalTable || !isSameTable(change.table.id, signalTable)) return;
     const signal = signalOf(change.records[change.records.length - 1]);
+    if (signal && !this.s.signalChannels.enabled.has('source') && !isWatermark(signal)) {
+      this.log.info(
+        `signal '${signal.id}' inserted into the signal table is not acted on: signal.enabled.channels does not name the source channel`,
+      );
+      return;
+    }
     return signal ? this.signals?.process(signal, change) : undefined;
+  }
+
+  /**
+   * The kafka and file channels (signals/external-signals.ts), read once streaming
+   * starts; the kafka one resumes from the position `stored` holds, whatever the start
+   * plan (a new snapshot does not make signals already handled new again).
+   */
+  private setUpSignalChannels(stored: SourceOffset | null): void {
+    const settings = this.s.signalChannels;
+    if (!this.signals) return;
+    const channels: SignalChannelReader[] = [];
+    if (settings.enabled.has('kafka')) {
+      const bootstrap = settings.kafka.bootstrapServers ?? this.ctx.bootstrapServers;
+      if (!bootstrap || bootstrap.length === 0)
+        throw new ConnectException(
+          "signal.enabled.channels names kafka, but the worker's bootstrap.servers is not known to the task: set signal.kafka.bootstrap.servers",
+        );
+      this.kafkaSignals = new KafkaSignalChannel({
+        settings: settings.kafka,
+        bootstrapServers: bootstrap,
+        topicPrefix: this.s.topicPrefix,
+        clientId: `${this.ctx.connectorName}-signal-${this.ctx.taskId}`,
+        stored,
+        log: this.log,
+      });
+      channels.push(this.kafkaSignals);
+    }
+    if (settings.enabled.has('file')) channels.push(new FileSignalChannel(settings.file, this.log));
+    if (channels.length === 0) return;
+    this.externalSignals = new ExternalSignals({
+      channels,
+      intervalMs: settings.pollIntervalMs,
+      log: this.log,
+      handle: (signal, channel) => this.onExternalSignal(signal, channel),
+    });
+  }
+
+  /** A signal of the kafka or file channel, acted on where the stream is now. */
+  private onExternalSignal(signal: SignalRecord, channel: string): void {
+    if (this.failure || this.stopping) return;
+    if (isWatermark(signal)) {
+      this.log.warn(
+        `signal '${signal.id}' of type '${signal.type}' from the ${channel} channel is not acted on: incremental snapshot watermarks count only in the signal table`,
+      );
+      return;
+    }
+    const offset = this.lastOffset ?? {};
+    const lsn = typeof offset.lsn === 'number' ? offset.lsn : (this.runner?.confirmedLsn ?? 0);
+    const at: SignalPosition = { offset, lsn, txId: null, commitTimeMicros: 0 };
+    const released = this.signals?.process(signal, at) ?? [];
+    // Only a window close releases records, and those come from the signal table only.
+    if (released.length > 0)
+      this.fail(
+        new ConnectException(`invariant: ${channel} signal '${signal.id}' released records`),
+      );
+    // Heartbeats carry the channel's position from now on too.
+    const fields = this.kafkaSignals?.offsetFields();
+    if (fields && this.lastOffset) this.lastOffset = { ...this.lastOffset, ...fields };
+  }
+
+  /** Records with the kafka signal channel's position in their offsets (kafka-signal-channel.ts). */
+  private withSignalChannelOffsets(records: SourceRecord[]): SourceRecord[] {
+    const fields = this.kafkaSignals?.offsetFields();
+    if (!fields) return records;
+    return records.map((r) => ({ ...r, sourceOffset: { ...r.sourceOffset, ...fields } }));
   }
 
   /**
@@ -660,7 +828,8 @@ export class PostgresCdcSourceTask implements SourceTask {
 
   private heartbeat(): void {
     const runner = this.runner;
-    if (this.stopping || !runner || this.phase !== 'streaming') return;
+    // While a blocking snapshot holds the stream, the last offset is from before its signal.
+    if (this.stopping || !runner || this.phase !== 'streaming' || this.held) return;
     this.handedOn = true;
     this.queue.push([
       heartbeatRecord(
@@ -757,6 +926,11 @@ export class PostgresCdcSourceTask implements SourceTask {
     this.log.error({ err: error }, error.message);
     this.queue?.wake();
   }
+}
+
+/** The incremental snapshot's own signals, which only the signal table carries. */
+function isWatermark(signal: SignalRecord): boolean {
+  return signal.type === WINDOW_OPEN || signal.type === WINDOW_CLOSE;
 }
 
 function message(error: unknown): string {

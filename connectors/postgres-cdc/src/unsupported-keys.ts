@@ -44,11 +44,12 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
     ],
   },
   {
-    // The snapshot reads REPEATABLE READ inside the slot's exported snapshot, one table
-    // after the other (snapshot-reader.ts). (snapshot.mode and its configuration_based
-    // keys, snapshot.include.collection.list, snapshot.select.statement.overrides,
-    // snapshot.locking.mode, snapshot.lock.timeout.ms, snapshot.delay.ms and
-    // streaming.delay.ms are implemented: connector-config.ts.)
+    // The snapshot reads REPEATABLE READ inside the slot's exported snapshot, in the
+    // order of the captured tables (snapshot-reader.ts). (snapshot.mode and its
+    // configuration_based keys, snapshot.include.collection.list,
+    // snapshot.select.statement.overrides, snapshot.locking.mode, snapshot.lock.timeout.ms,
+    // snapshot.delay.ms, snapshot.max.threads and streaming.delay.ms are implemented:
+    // connector-config.ts.)
     keys: [
       ...[
         'snapshot.mode.custom.name',
@@ -64,11 +65,10 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
         advice: `${NOT_YET}; the snapshot reads REPEATABLE READ inside the slot's exported snapshot`,
         accepts: 'repeatable_read',
       },
-      ...[
-        'snapshot.max.threads',
-        'snapshot.tables.order.by.row.count',
-        'snapshot.full.column.scan.force',
-      ].map((name) => ({ name, advice: NOT_YET })),
+      ...['snapshot.tables.order.by.row.count', 'snapshot.full.column.scan.force'].map((name) => ({
+        name,
+        advice: NOT_YET,
+      })),
       // Incremental snapshots (incremental-snapshot.ts) write their watermarks as rows of
       // the signal table (incremental.snapshot.chunk.size is implemented).
       {
@@ -141,7 +141,7 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
     ],
   },
   {
-    // Signal channels, notifications and metrics are fixed. (topic.naming.strategy,
+    // Notifications and metrics are fixed. (topic.naming.strategy,
     // topic.delimiter, topic.heartbeat.prefix, topic.cache.size are implemented:
     // naming-config.ts.)
     keys: [
@@ -150,14 +150,8 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
         name: 'source.info.struct.maker',
         advice: `${NOT_YET}; the source block is Debezium's Postgres one`,
       },
-      // Signals come from the source channel only (signal.data.collection,
-      // signal.enabled.channels=source are implemented: signals/).
-      ...['signal.poll.interval.ms', 'signal.kafka.*', 'signal.consumer.*', 'signal.file'].map(
-        (name) => ({
-          name,
-          advice: `${NOT_YET}: only the source signal channel is read; insert signals into the signal.data.collection table`,
-        }),
-      ),
+      // (The signal channels' keys, signal.* with signal.consumer.*, are implemented:
+      // signals/signal-channels-config.ts refuses what they cannot do.)
       ...['notification.enabled.channels', 'notification.sink.topic.name'].map((name) => ({
         name,
         advice: `${NOT_YET}: the connector sends no notifications; incremental snapshot progress is in the task's log`,

@@ -140,8 +140,17 @@ describe('snapshot settings', () => {
       locking: 'none',
       lockTimeoutMs: 10000,
       delayMs: 0,
+      maxThreads: 1,
     });
     expect(s.streamingDelayMs).toBe(0);
+  });
+
+  it('reads snapshot.max.threads, and refuses fewer than one connection', () => {
+    const three = parseConfig(postgresCdcConfigDefs, { ...minimal, 'snapshot.max.threads': '3' });
+    expect(three.errors).toEqual([]);
+    expect(readSettings(three.values).snapshot.maxThreads).toBe(3);
+    const none = parseConfig(postgresCdcConfigDefs, { ...minimal, 'snapshot.max.threads': '0' });
+    expect(none.errors.map((e) => e.key)).toEqual(['snapshot.max.threads']);
   });
 });
 

@@ -4,12 +4,18 @@
  * execute-snapshot read in chunks while updates and deletes stream (the topic,
  * compacted, ends equal to the table), a restart in the middle resuming at the last
  * chunk, stop/pause/resume, tables without a key, and a table a config change added to
- * the include list snapshotted by itself.
+ * the include list snapshotted by itself. Then the kafka signal channel (signals sent
+ * by a real producer to an embedded broker) and the file signal channel.
  */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
 import type pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../../../src/connect/api/index.ts';
+import { startTestBroker, type TestBroker } from '../../../test/helpers/broker.ts';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
+import { createTmpDir } from '../../../test/helpers/tmp-dir.ts';
 import { SESSION_OPTIONS } from '../src/text-values.ts';
 import { envelope, useTaskDatabases, waitFor } from './support.ts';
 import { InMemoryOffsets } from './task-driver.ts';
@@ -312,5 +318,230 @@ describe('incremental snapshots from the signal table (real Postgres)', () => {
       'snapshot-window-open',
     ]);
     expect(rows.every((r) => /-(open|close)$/.test(r.id))).toBe(true);
+  });
+
+  it('a blocking snapshot pauses the stream at its signal, reads the tables (additional-conditions honoured) with Debezium markers, and then streams every change after the signal', async () => {
+    const { db, sql } = await database(`${ddl(300)}
+      CREATE TABLE u (id int PRIMARY KEY, v int NOT NULL); INSERT INTO u VALUES (1, 0), (2, 0), (3, 0);`);
+    // Two connections: the blocking snapshot exports its own snapshot for the second.
+    const driver = await run(db, { 'snapshot.fetch.size': '20', 'snapshot.max.threads': '2' });
+    await sql.query('UPDATE t SET v = 1 WHERE id = 1');
+    await driver.pollUntil('the change before the signal', (d) => compacted(d).get(1) === 1);
+    // The signal, a change in its transaction after it, and one in a transaction of its own.
+    await sql.query('BEGIN');
+    await signal(sql, 'b-1', 'execute-snapshot', {
+      type: 'blocking',
+      'data-collections': ['public.t', 'public.u'],
+      'additional-conditions': [
+        { 'data-collection': 'public.t', filter: 'SELECT * FROM public.t WHERE id > 250' },
+        { 'data-collection': 'public.u', filter: 'id <> 2' },
+      ],
+    });
+    await sql.query('UPDATE t SET v = 2 WHERE id = 2');
+    await sql.query('COMMIT');
+    await sql.query('UPDATE t SET v = 3 WHERE id = 3');
+    const delivered = await driver.pollUntil('the change after the snapshot', (d) =>
+      d.some((r) => r.value !== null && envelope(r).after?.v === 3),
+    );
+
+    const describe = (r: SourceRecord) =>
+      `${r.topic.slice(4)} ${envelope(r).op} ${(r.key as { id: string | number }).id}`;
+    const fromSignal = delivered.slice(delivered.findIndex(isRead));
+    const reads = fromSignal.filter(isRead);
+    // Every read before anything the stream had after the signal, the signal's row included.
+    expect(fromSignal.slice(52).map(describe)).toEqual([
+      'public.debezium_signal c b-1',
+      'public.t u 2',
+      'public.t u 3',
+    ]);
+    const readsOf = (table: string) =>
+      reads.filter((r) => r.topic === `srv.public.${table}`).map(describe);
+    expect(readsOf('t')).toEqual(Array.from({ length: 50 }, (_, i) => `public.t r ${251 + i}`));
+    expect(readsOf('u')).toEqual(['public.u r 1', 'public.u r 3']);
+    // Debezium's markers, whichever table's rows came first and last.
+    const markers = reads.map((r) => envelope(r).source.snapshot);
+    expect([markers[0], markers.at(-1)]).toEqual(['first', 'last']);
+    expect(markers.slice(1, -1).sort()).toEqual([
+      'first_in_data_collection',
+      'last_in_data_collection',
+      ...Array(48).fill('true'),
+    ]);
+    // A restart from any read streams the signal again (its lsn_proc is one before).
+    const signalRow = fromSignal[52];
+    expect(
+      reads.every((r) => r.sourceOffset.lsn_commit === signalRow.sourceOffset.lsn_commit),
+    ).toBe(true);
+    expect(
+      reads.every(
+        (r) => Number(r.sourceOffset.lsn_proc) === Number(signalRow.sourceOffset.lsn_proc) - 1,
+      ),
+    ).toBe(true);
+    expect(reads.some((r) => 'snapshot' in r.sourceOffset)).toBe(false);
+  });
+
+  it('a restart from a read of a blocking snapshot takes the snapshot again, and loses no change', async () => {
+    const { db, sql } = await database(ddl(100));
+    const offsets = new InMemoryOffsets();
+    const first = await run(db, { 'snapshot.fetch.size': '10' }, offsets);
+    await signal(sql, 'b-2', 'execute-snapshot', {
+      type: 'blocking',
+      'data-collections': ['public.t'],
+    });
+    await sql.query('UPDATE t SET v = 7 WHERE id = 7');
+    const before = await first.pollUntil('some reads', (d) => d.filter(isRead).length >= 30);
+    // Crash with a read's offset stored.
+    await first.flushOffsets(before.filter(isRead)[20]);
+    await first.task.stop();
+    await sql.query('UPDATE t SET v = 8 WHERE id = 8');
+
+    const second = await run(db, { 'snapshot.fetch.size': '10' }, offsets);
+    const again = await second.pollUntil('the change after the restart', (d) =>
+      d.some((r) => r.value !== null && envelope(r).op === 'u' && envelope(r).after?.v === 8),
+    );
+    // Heap order (updated rows moved to the end), every row once.
+    const ids = again.filter(isRead).map((r) => (r.key as { id: number }).id);
+    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(compacted(again)).toEqual(await tableContent(sql));
+    expect(again.filter((r) => r.topic === 'srv.public.debezium_signal')).toHaveLength(1);
+  });
+});
+
+describe('the kafka and file signal channels (real Postgres, embedded broker)', () => {
+  let broker: TestBroker;
+  let kafka: Kafka;
+  const tmp = createTmpDir('signal-channels-');
+  beforeAll(async () => {
+    broker = await startTestBroker();
+    kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
+  });
+  afterAll(async () => {
+    await broker?.stop();
+    tmp.remove();
+  });
+
+  const { database, config, newDriver } = useTaskDatabases(cluster, 'sigch', {
+    client: { options: SESSION_OPTIONS },
+    config: {
+      'publication.autocreate.mode': 'filtered',
+      'snapshot.mode': 'no_data',
+      'table.include.list': 'public[.][tu]',
+      'signal.data.collection': 'public.debezium_signal',
+      'incremental.snapshot.chunk.size': '100',
+      'signal.poll.interval.ms': '50',
+    },
+  });
+  const tables = `${SIGNAL_DDL}
+    CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL);
+    INSERT INTO t SELECT g, g FROM generate_series(1, 250) g;
+    CREATE TABLE u (id int PRIMARY KEY, v int NOT NULL);
+    INSERT INTO u SELECT g, g FROM generate_series(1, 5) g;`;
+  const readsOf = (d: readonly SourceRecord[], topic: string) =>
+    d.filter((r) => r.topic === topic && isRead(r));
+
+  async function send(topic: string, messages: Array<{ key: string; value: unknown }>) {
+    const producer = kafka.producer();
+    await producer.connect();
+    try {
+      await producer.send({
+        topic,
+        messages: messages.map((m) => ({ key: m.key, value: JSON.stringify(m.value) })),
+      });
+    } finally {
+      await producer.disconnect();
+    }
+  }
+
+  /** A task on `db` reading the kafka channel, with the worker's bootstrap in its context. */
+  async function kafkaTask(db: string, offsets: InMemoryOffsets) {
+    const driver = newDriver(offsets);
+    driver.bootstrapServers = [broker.bootstrap];
+    await driver.start(config(db, { 'signal.enabled.channels': 'source,kafka' }));
+    return driver;
+  }
+
+  it('runs an execute-snapshot sent to <topic.prefix>-signal keyed topic.prefix, ignores other keys, and a restart does not run it again', async () => {
+    const { db, sql } = await database(tables);
+    const topic = 'srv-signal';
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      const offsets = new InMemoryOffsets();
+      const first = await kafkaTask(db, offsets);
+      await send(topic, [
+        {
+          key: 'another-connector',
+          value: { type: 'execute-snapshot', data: { 'data-collections': ['public.u'] } },
+        },
+        {
+          key: 'srv',
+          value: {
+            type: 'execute-snapshot',
+            data: { 'data-collections': ['public.t'], type: 'INCREMENTAL' },
+          },
+        },
+      ]);
+      const delivered = await first.pollUntil('the snapshot of t', snapshotDone);
+
+      expect(compacted(delivered)).toEqual(await tableContent(sql));
+      expect(readsOf(delivered, TOPIC)).toHaveLength(250);
+      expect(readsOf(delivered, 'srv.public.u')).toEqual([]);
+      // The channel's position travels in the source offsets: both records are behind it.
+      expect(delivered[delivered.length - 1].sourceOffset).toMatchObject({
+        signal_kafka_topic: topic,
+        signal_kafka_offset: 2,
+      });
+      await first.flushOffsets();
+      // ...and goes to the group once the runtime committed it, for the tools to see.
+      await waitFor('the group offset', async () => {
+        const [committed] = await admin.fetchOffsets({ groupId: 'kafka-signal', topics: [topic] });
+        return committed.partitions[0].offset === '2' ? true : undefined;
+      });
+      await first.task.stop();
+
+      const second = await kafkaTask(db, offsets);
+      await send(topic, [
+        {
+          key: 'srv',
+          value: { type: 'execute-snapshot', data: { 'data-collections': ['public.u'] } },
+        },
+      ]);
+      const after = await second.pollUntil('the snapshot of u', snapshotDone);
+
+      expect(readsOf(after, 'srv.public.u')).toHaveLength(5);
+      // Had the first signal been read again, t would have been read before u.
+      expect(readsOf(after, TOPIC)).toEqual([]);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('runs the signals of signal.file, line by line, and empties the file', async () => {
+    const { db, sql } = await database(tables);
+    const file = join(tmp.path, `${db}.txt`);
+    const driver = newDriver();
+    await driver.start(config(db, { 'signal.enabled.channels': 'file', 'signal.file': file }));
+    // With the source channel off, a signal inserted into the table is not acted on.
+    await signal(sql, 'x-7', 'execute-snapshot', { 'data-collections': ['public.t'] });
+    await driver.pollUntil('the signal row', (d) =>
+      d.some((r) => r.topic === 'srv.public.debezium_signal'),
+    );
+    await writeFile(
+      file,
+      [
+        'not a signal',
+        JSON.stringify({
+          id: 'f-1',
+          type: 'execute-snapshot',
+          data: { 'data-collections': ['public.u'] },
+        }),
+        '',
+      ].join('\n'),
+    );
+    const delivered = await driver.pollUntil('the snapshot of u', snapshotDone);
+
+    expect(compacted(delivered, 'srv.public.u')).toEqual(await tableContent(sql, 'u'));
+    expect(readsOf(delivered, TOPIC)).toEqual([]);
+    expect(await readFile(file, 'utf8')).toBe('');
   });
 });

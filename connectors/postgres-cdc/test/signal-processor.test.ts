@@ -53,6 +53,15 @@ function setUp() {
   return { logged, calls, executed, processor };
 }
 
+const noSnapshot: SnapshotSignals = {
+  execute: () => undefined,
+  stopSnapshot: () => undefined,
+  pause: () => undefined,
+  resume: () => undefined,
+  openWindow: () => undefined,
+  closeWindow: () => [],
+};
+
 const AT: SignalPosition = {
   offset: { lsn: 1234, txId: 7 },
   lsn: 1234,
@@ -129,7 +138,38 @@ describe('signals', () => {
     ]);
   });
 
-  it('a blocking execute-snapshot is refused by name, and nothing runs', async () => {
+  it('a blocking execute-snapshot goes to the blocking snapshot with its place in the stream', () => {
+    const executed: ExecuteSnapshotRequest[] = [];
+    const blocked: Array<[ExecuteSnapshotRequest, SignalPosition]> = [];
+    const withBlocking = new SignalProcessor(
+      pino({ level: 'silent' }),
+      { ...noSnapshot, execute: (r) => executed.push(r) },
+      { executeBlocking: (r, at) => blocked.push([r, at]) },
+    );
+    withBlocking.process(
+      {
+        id: 'b-1',
+        type: 'execute-snapshot',
+        data: '{"data-collections": ["public.a"], "type": "BLOCKING", "additional-conditions": [{"data-collection": "public.a", "filter": "SELECT * FROM public.a WHERE id > 2"}]}',
+      },
+      AT,
+    );
+    expect(executed).toEqual([]);
+    expect(blocked).toEqual([
+      [
+        {
+          signalId: 'b-1',
+          dataCollections: ['public.a'],
+          additionalConditions: [
+            { dataCollection: 'public.a', filter: 'SELECT * FROM public.a WHERE id > 2' },
+          ],
+        },
+        AT,
+      ],
+    ]);
+  });
+
+  it('a blocking execute-snapshot without a blocking snapshot is refused by name, and nothing runs', async () => {
     const { logged, executed, processor } = setUp();
     processor.process(
       {

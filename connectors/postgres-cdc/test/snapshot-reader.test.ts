@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../../../src/connect/api/index.ts';
 import { usePostgres } from '../../../test/helpers/postgres.ts';
+import type { SnapshotReadSettings } from '../src/connector-config.ts';
 import { createSlotExportingSnapshot, dropSlot } from '../src/replication-slot.ts';
 import { readSnapshot, type SnapshotProgress } from '../src/snapshot-reader.ts';
 import { TableFilter } from '../src/table-filter.ts';
@@ -39,6 +40,9 @@ async function snapshotOf(
     fetchSize?: number;
     /** Called after each chunk is collected; the reader awaits it. */
     emit?: (chunk: SourceRecord[]) => Promise<void> | void;
+    settings?: SnapshotReadSettings;
+    /** Runs once the slot (and its snapshot) exists, before the snapshot reads. */
+    beforeRead?: (sql: pg.Client) => Promise<unknown>;
   } = {},
 ): Promise<{ records: SourceRecord[]; chunks: number[]; rows: number }> {
   const connection = cluster().connectionConfig(db);
@@ -47,6 +51,7 @@ async function snapshotOf(
   const slot = `${db}_snapshot`;
   const snap = await createSlotExportingSnapshot(connection, slot);
   try {
+    await opts.beforeRead?.(sql);
     const registry = new TypeRegistry(sql);
     await registry.load();
     const records: SourceRecord[] = [];
@@ -76,6 +81,7 @@ async function snapshotOf(
         return opts.emit?.(r);
       },
       nowMicros: () => 1_700_000_000_000_000,
+      ...(opts.settings ? { settings: opts.settings } : {}),
     });
     return { records, chunks, rows };
   } finally {
@@ -145,7 +151,17 @@ describe('snapshot inside the slot exported snapshot (real Postgres)', () => {
       2,
     ]);
     expect(records.every((r) => envelope(r).op === 'r')).toBe(true);
-    expect(records.slice(0, -1).every((r) => envelope(r).source.snapshot === 'true')).toBe(true);
+    // Debezium's markers: first and last of the snapshot, first and last of each other table.
+    expect(records.map((r) => envelope(r).source.snapshot)).toEqual([
+      'first',
+      ...Array(23).fill('true'),
+      'last_in_data_collection',
+      'first_in_data_collection',
+      'last',
+    ]);
+    expect(records.slice(0, -1).every((r) => r.sourceOffset.last_snapshot_record === false)).toBe(
+      true,
+    );
     expect(envelope(records.at(-1)!).source).toMatchObject({
       snapshot: 'last',
       table: 'b',
@@ -302,6 +318,72 @@ describe('snapshot inside the slot exported snapshot (real Postgres)', () => {
       p: Buffer.from("'a' & 'b'"),
       rs: Buffer.from('{"{[1,3)}"}'),
     });
+  });
+
+  it('with snapshot.max.threads=2 reads three tables over two connections in the one exported snapshot: every row once, in order per table, with Debezium markers', async () => {
+    const db = await cluster().freshDatabase('threads');
+    const sql = new pg.Client(cluster().connectionConfig(db));
+    await sql.connect();
+    cleanups.push(() => sql.end());
+    await sql.query(`CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY);
+      CREATE TABLE c (id int PRIMARY KEY);
+      INSERT INTO a SELECT generate_series(1, 7); INSERT INTO b SELECT generate_series(1, 4);
+      INSERT INTO c VALUES (1)`);
+    let inTransaction = 0;
+
+    const { records, rows } = await snapshotOf(db, ['a', 'b', 'c'], {
+      fetchSize: 2,
+      settings: {
+        include: [],
+        selectOverrides: new Map(),
+        locking: 'none',
+        lockTimeoutMs: 0,
+        delayMs: 0,
+        maxThreads: 2,
+      },
+      // After the consistent point: no connection may see these.
+      beforeRead: (s) =>
+        s.query(
+          'INSERT INTO a VALUES (100); INSERT INTO b VALUES (100); INSERT INTO c VALUES (100)',
+        ),
+      emit: async () => {
+        if (inTransaction > 0) return;
+        inTransaction = Number(
+          (
+            await sql.query(
+              `SELECT count(*) AS n FROM pg_stat_activity
+                WHERE datname = $1 AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`,
+              [db],
+            )
+          ).rows[0].n,
+        );
+      },
+    });
+
+    expect(inTransaction).toBe(2);
+    expect(rows).toBe(12);
+    const ids = (table: string) =>
+      records.filter((r) => envelope(r).source.table === table).map((r) => envelope(r).after?.id);
+    expect(ids('a')).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(ids('b')).toEqual([1, 2, 3, 4]);
+    expect(ids('c')).toEqual([1]);
+    const markers = records.map((r) => envelope(r).source.snapshot);
+    expect(markers[0]).toBe('first');
+    expect(markers.at(-1)).toBe('last');
+    expect(markers.filter((m) => m === 'first' || m === 'last')).toHaveLength(2);
+    // Every table's first and last row is marked, unless the snapshot's first or last.
+    for (const table of ['a', 'b', 'c']) {
+      const own = records.filter((r) => envelope(r).source.table === table);
+      const at = (r: SourceRecord) => envelope(r).source.snapshot;
+      if (own.length > 1 && own[0] !== records[0])
+        expect(at(own[0])).toBe('first_in_data_collection');
+      if (own.at(-1) !== records.at(-1)) expect(at(own.at(-1)!)).toBe('last_in_data_collection');
+      expect(own.slice(1, -1).every((r) => at(r) === 'true')).toBe(true);
+    }
+    expect(records.map((r) => r.sourceOffset.last_snapshot_record)).toEqual([
+      ...Array(11).fill(false),
+      true,
+    ]);
   });
 
   it('holds Postgres back while emit is pending, and carries on where it stopped', async () => {

@@ -57,6 +57,8 @@ export class TaskDriver {
   readonly troubles: (string | null)[] = [];
   /** topicCreationOverride calls of the task, by topic. */
   readonly topicOverrides = new Map<string, Readonly<Record<string, string>>>();
+  /** The worker's bootstrap.servers as the context shows it (none: no worker). */
+  bootstrapServers: readonly string[] | undefined;
 
   constructor(
     readonly task: SourceTask,
@@ -73,6 +75,7 @@ export class TaskDriver {
       pluginMetrics: () => noopPluginMetrics,
       transactionContext: null,
       topicCreationOverride: (topic, configs) => this.topicOverrides.set(topic, configs),
+      ...(this.bootstrapServers ? { bootstrapServers: this.bootstrapServers } : {}),
     });
   }
 

@@ -39,7 +39,7 @@ describe('Debezium keys the connector does not implement', () => {
   });
 
   it.each([
-    ['signal.kafka.topic', 'signals'],
+    ['openlineage.integration.enabled', 'true'],
     ['snapshot.mode.custom.name', 'my.Snapshotter'],
   ])('refuses the pattern key %s, saying what to do instead', (key, value) => {
     const [error] = validate({ [key]: value });
@@ -144,12 +144,12 @@ describe('Debezium keys the connector does not implement', () => {
   it('shows in /config/validate (and so refuses the create) through the runtime', () => {
     const messages = runtimeValidationMessages({
       ...base,
-      'signal.kafka.topic': 'signals',
+      'notification.sink.topic.name': 'notes',
       'my.own.setting': 'x',
     });
 
     expect(messages).toEqual([
-      'not supported: signal.kafka.topic; not supported yet: only the source signal channel is read; insert signals into the signal.data.collection table',
+      "not supported: notification.sink.topic.name; not supported yet: the connector sends no notifications; incremental snapshot progress is in the task's log",
     ]);
   });
 
@@ -172,9 +172,9 @@ describe('Debezium keys the connector does not implement', () => {
     await expect(
       new PostgresCdcSourceConnector().start({
         ...base,
-        'signal.kafka.topic': 'signals',
+        'notification.sink.topic.name': 'notes',
       }),
-    ).rejects.toThrow(/^not supported: signal\.kafka\.topic; /);
+    ).rejects.toThrow(/^not supported: notification\.sink\.topic\.name; /);
   });
 });
 

@@ -27,4 +27,5 @@ export * from './schema.ts';
 export * from './schema-utils.ts';
 export * from './sink-task.ts';
 export * from './source-task.ts';
+export * from './topic-reader.ts';
 export * from './transformation.ts';

@@ -84,6 +84,13 @@ export interface SourceTaskContext {
    * SourceTaskContext.pluginMetrics()). The same handle on every call.
    */
   pluginMetrics(): PluginMetrics;
+  /**
+   * The worker's bootstrap.servers: the Kafka cluster the runtime produces this task's
+   * records to, for a task that reads a topic of its own there (topic-reader.ts), as
+   * Debezium's signal channel does. Absent where a task runs without a worker (test
+   * harnesses).
+   */
+  readonly bootstrapServers?: readonly string[];
 }
 
 /**

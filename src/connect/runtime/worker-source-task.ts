@@ -100,6 +100,8 @@ export interface WorkerSourceTaskOptions extends TaskRunnerOptions<SourceTask> {
   metrics?: TaskMetrics;
   /** After the producer closed: gives the offset store lease back (connector-offset-stores.ts). */
   onClosed?: () => Promise<void>;
+  /** The worker's bootstrap.servers, shown to the task (SourceTaskContext.bootstrapServers). */
+  bootstrapServers?: readonly string[];
   /**
    * Shown as the trace of the task's RUNNING status from the start: its connector
    * required exactly-once and the task runs without it (exactly-once.ts says why).
@@ -192,6 +194,7 @@ export class WorkerSourceTask {
       reportTrouble: (detail) => this.trouble.report(detail || (o.deliveryTrouble ?? null)),
       transactionContext: this.transactionContext,
       pluginMetrics: () => o.metrics?.plugin ?? noopPluginMetrics,
+      ...(o.bootstrapServers !== undefined ? { bootstrapServers: o.bootstrapServers } : {}),
       topicCreationOverride: (topic, configs) => {
         // Without topic creation the runtime creates no topic to apply it to.
         if (o.topicCreation === null || o.topicCreation.override(topic, configs)) return;

@@ -686,6 +686,7 @@ export class Worker {
         offsetReader: new ConnectorOffsetReader(id.connector, offsets.store),
         offsetWriter: new OffsetStorageWriter(id.connector, offsets.store),
         onClosed: () => offsets.release(),
+        bootstrapServers: bootstrap,
         ...(notice?.trace !== undefined ? { deliveryTrouble: notice.trace } : {}),
         topicCreation,
         admin: this.admin,

@@ -145,10 +145,10 @@ describe('Postgres CDC through a standalone worker (JsonConverter)', () => {
         expect(Number.isInteger(v.payload.ts_ms)).toBe(true);
       }
       expect(values.slice(0, 3).map((v) => v.payload.source.snapshot)).toEqual([
+        'first',
         'true',
-        'true',
-        // The last snapshot row of the last table is orders'; customers' rows are all 'true'.
-        'true',
+        // The last snapshot row of the last table is orders'.
+        'last_in_data_collection',
       ]);
       expect(values[0].payload.after).toEqual({
         id: 1001,
@@ -190,16 +190,22 @@ describe('Postgres CDC through a standalone worker (JsonConverter)', () => {
     }
   });
 
-  it('writes the same events without schemas (schemas.enable=false)', async () => {
+  it('writes the same events without schemas (schemas.enable=false), and a blocking snapshot signal reads rows again between streamed changes', async () => {
     const db = await cluster().freshDatabase('e2e');
     const sql = await cluster().client(db);
     sql.on('error', () => undefined);
     try {
       await sql.query(SCHEMA_DDL);
+      await sql.query(
+        'CREATE TABLE debezium_signal (id varchar(42) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))',
+      );
       const worker = await startCdcWorker(
         useTmpDir(),
         'inventory',
-        cdcConnectorConfig(cluster(), db, { 'table.include.list': 'public.customers' }),
+        cdcConnectorConfig(cluster(), db, {
+          'table.include.list': 'public.customers',
+          'signal.data.collection': 'public.debezium_signal',
+        }),
         {
           worker: {
             'key.converter.schemas.enable': 'false',
@@ -214,7 +220,7 @@ describe('Postgres CDC through a standalone worker (JsonConverter)', () => {
         [1001, 1002, 1003, 1, 1, 1, 1, 1002, 1002].map((id) => ({ id })),
       );
       const values = customers.map((r) => parse(r.value));
-      expect(values[0]).toMatchObject({ op: 'r', source: { snapshot: 'true' } });
+      expect(values[0]).toMatchObject({ op: 'r', source: { snapshot: 'first' } });
       expect(values[2]).toMatchObject({ op: 'r', source: { snapshot: 'last' } });
       expect(Object.keys(values[3]).sort()).toEqual(
         ['after', 'before', 'op', 'source', 'transaction', 'ts_ms'].sort(),
@@ -223,6 +229,21 @@ describe('Postgres CDC through a standalone worker (JsonConverter)', () => {
       expect(pick(values[4])).toEqual(updatePayload);
       expect(pick(values[5])).toEqual(deletePayload);
       expect(values[6]).toBeNull();
+
+      // The blocking snapshot's read of the one row its condition selects comes before
+      // the change committed after the signal (which it may already see: it reads the
+      // table as of its own start, after the signal).
+      await sql.query(
+        `INSERT INTO debezium_signal VALUES ('b-1', 'execute-snapshot', '{"type": "blocking", "data-collections": ["public.customers"], "additional-conditions": [{"data-collection": "public.customers", "filter": "id = 1003"}]}')`,
+      );
+      await sql.query("UPDATE customers SET email = 'edward@walker.com' WHERE id = 1003");
+      const again = (await waitForRecords(worker.bootstrap, CUSTOMERS, 11)).map((r) =>
+        parse(r.value),
+      );
+      expect(again.slice(9)).toMatchObject([
+        { op: 'r', after: { id: 1003 }, source: { snapshot: 'last' } },
+        { op: 'u', after: { id: 1003, email: 'edward@walker.com' } },
+      ]);
     } finally {
       await sql.end();
     }

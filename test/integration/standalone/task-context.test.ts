@@ -5,7 +5,8 @@
  *   - reportTrouble: the detail is the `trace` of the task's RUNNING status, cleared by
  *     null, kept across a pause;
  *   - topicCreationOverride: topic configs over the connector's topic.creation.* ones
- *     when the runtime creates the topic.
+ *     when the runtime creates the topic;
+ *   - bootstrapServers: the worker's bootstrap.servers, for a task's own topic reader.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -145,6 +146,21 @@ describe('topicCreationOverride', () => {
 
     expect(failed.trace).toMatch(/without key/);
     expect(await cleanupPolicies(['plain-keyless'])).toEqual({ 'plain-keyless': 'compact' });
+  });
+});
+
+describe('bootstrapServers', () => {
+  it("shows a source task the worker's bootstrap.servers", async () => {
+    const dir = useTmpDir();
+    const worker = await useWorker(dir);
+    await rest(worker, 'PUT', '/connectors/bootstrap/config', {
+      'connector.class': 'test.BootstrapSource',
+      topic: 'bootstrap-seen',
+    });
+
+    const [record] = await readRecords(broker.bootstrap, 'bootstrap-seen', 1);
+
+    expect(JSON.parse(String(record?.value))).toEqual([broker.bootstrap]);
   });
 });
 

@@ -4,7 +4,8 @@
  *                          the signal's place in the stream, as Debezium's slf4j call does)
  *   execute-snapshot       data { data-collections, type, additional-conditions }:
  *                          type incremental (the default) starts or extends an incremental
- *                          snapshot; type blocking is refused (logged, nothing runs)
+ *                          snapshot; type blocking pauses the stream for a blocking snapshot
+ *                          (blocking-snapshot.ts), refused (logged, nothing runs) without one
  *   stop-snapshot          data { data-collections?, type }: drops those (all when none)
  *   pause-snapshot / resume-snapshot
  *   snapshot-window-open / snapshot-window-close
@@ -16,6 +17,7 @@
  * Called from the change event source's loop only (event loop, no I/O of its own).
  */
 import type { SourceOffset, SourceRecord } from '../../../../src/connect/api/index.ts';
+import type { BlockingSnapshotSignals } from '../blocking-snapshot.ts';
 import type { Logger } from '../logger.ts';
 import type { SignalRecord } from './signal-table.ts';
 
@@ -52,6 +54,7 @@ export class SignalProcessor {
   constructor(
     private readonly log: Logger,
     private readonly snapshot: SnapshotSignals,
+    private readonly blocking: BlockingSnapshotSignals | null = null,
   ) {}
 
   process(signal: SignalRecord, at: SignalPosition): SourceRecord[] {
@@ -70,7 +73,7 @@ export class SignalProcessor {
         this.logMessage(signal, data, at);
         return [];
       case 'execute-snapshot':
-        this.execute(signal, data);
+        this.execute(signal, data, at);
         return [];
       case 'stop-snapshot':
         this.snapshot.stopSnapshot(strings(data['data-collections']));
@@ -105,12 +108,12 @@ export class SignalProcessor {
     this.log.info(message.replace('{}', JSON.stringify(at.offset)));
   }
 
-  private execute(signal: SignalRecord, data: Record<string, unknown>): void {
+  private execute(signal: SignalRecord, data: Record<string, unknown>, at: SignalPosition): void {
     const type = typeof data.type === 'string' ? data.type.toLowerCase() : 'incremental';
     const dataCollections = strings(data['data-collections']);
-    if (type !== 'incremental') {
+    if (type !== 'incremental' && (type !== 'blocking' || this.blocking === null)) {
       this.log.error(
-        `not supported: execute-snapshot signal '${signal.id}' of type '${type}'; only incremental snapshots run, nothing was done`,
+        `not supported: execute-snapshot signal '${signal.id}' of type '${type}'; only incremental${this.blocking ? ' and blocking' : ''} snapshots run, nothing was done`,
       );
       return;
     }
@@ -120,11 +123,13 @@ export class SignalProcessor {
       );
       return;
     }
-    this.snapshot.execute({
+    const request = {
       signalId: signal.id,
       dataCollections,
       additionalConditions: conditions(data['additional-conditions']),
-    });
+    };
+    if (type === 'blocking') this.blocking?.executeBlocking(request, at);
+    else this.snapshot.execute(request);
   }
 }
 
