@@ -557,7 +557,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       ...(this.signals ? { onChange: (change) => this.onChange(change) } : {}),
       emit: (emitted) => {
         if (this.failure) return;
-        const records = this.withSignalChannelOffsets(this.withSnapshotState(emitted));
+        const records = this.withTaskState(emitted);
         if (this.held) {
           this.held.push(() => this.handOnStreamed(records));
           return;
@@ -753,23 +753,21 @@ export class PostgresCdcSourceTask implements SourceTask {
     if (fields && this.lastOffset) this.lastOffset = { ...this.lastOffset, ...fields };
   }
 
-  /** Records with the kafka signal channel's position in their offsets (kafka-signal-channel.ts). */
-  private withSignalChannelOffsets(records: SourceRecord[]): SourceRecord[] {
-    const fields = this.kafkaSignals?.offsetFields();
-    if (!fields) return records;
-    return records.map((r) => ({ ...r, sourceOffset: { ...r.sourceOffset, ...fields } }));
-  }
-
   /**
-   * Streamed records with the incremental snapshot's state in their offsets while one is
-   * under way; a window's reads come with theirs already (incremental-snapshot.ts).
+   * Streamed records with the task's own state in their offsets, in one copy: the
+   * incremental snapshot's while one is under way (a window's reads come with theirs
+   * already, incremental-snapshot.ts) and the kafka signal channel's position once it
+   * has one (kafka-signal-channel.ts).
    */
-  private withSnapshotState(records: SourceRecord[]): SourceRecord[] {
-    const fields = this.incremental?.offsetFields();
-    if (!fields) return records;
-    return records.map((r) =>
-      COLLECTIONS in r.sourceOffset ? r : { ...r, sourceOffset: { ...r.sourceOffset, ...fields } },
-    );
+  private withTaskState(records: SourceRecord[]): SourceRecord[] {
+    const snapshot = this.incremental?.offsetFields();
+    const signals = this.kafkaSignals?.offsetFields();
+    if (!snapshot && !signals) return records;
+    return records.map((r) => {
+      const own = snapshot && !(COLLECTIONS in r.sourceOffset) ? snapshot : undefined;
+      if (!own && !signals) return r;
+      return { ...r, sourceOffset: { ...r.sourceOffset, ...own, ...signals } };
+    });
   }
 
   /**
