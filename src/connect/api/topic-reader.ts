@@ -20,7 +20,10 @@
  * (with a ClientClosedError).
  */
 import { ApiKey } from '../../protocol/api-keys.ts';
-import { AbortedTransactionFilter } from '../../protocol/client/aborted-transactions.ts';
+import {
+  AbortedTransactionFilter,
+  recordsFrom,
+} from '../../protocol/client/aborted-transactions.ts';
 import {
   ClientClosedError,
   ClusterClient,
@@ -28,13 +31,7 @@ import {
 } from '../../protocol/client/cluster-client.ts';
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
-import {
-  type Record as BatchRecord,
-  batchLastOffset,
-  CorruptRecordError,
-  checkBatch,
-  decodeRecords,
-} from '../../protocol/record-batch.ts';
+import type { Record as BatchRecord } from '../../protocol/record-batch.ts';
 
 export { ClientClosedError, KafkaResponseError };
 
@@ -260,26 +257,13 @@ export class TopicReader {
   /** The answer's records at or after `from`; the position moves past every batch read. */
   private records(p: Message, from: number): TopicReaderRecord[] {
     const buf = p.records as Buffer | null;
-    const out: TopicReaderRecord[] = [];
-    if (buf === null || buf.length === 0) return out;
-    const filter = AbortedTransactionFilter.forAnswer(false, null);
-    let next = from;
-    for (let pos = 0; pos < buf.length; ) {
-      const size = checkBatch(buf, pos, buf.length, true);
-      if (size instanceof CorruptRecordError) {
-        // A broker cuts the last batch at the byte limit; it comes whole next time.
-        if (size.reason === 'truncated') break;
-        throw size;
-      }
-      const last = batchLastOffset(buf, pos);
-      if (last >= next) {
-        if (filter.keeps(buf, pos))
-          for (const r of decodeRecords(buf, pos)) if (r.offset >= next) out.push(r);
-        next = last + 1;
-      }
-      pos += size;
-    }
+    if (buf === null || buf.length === 0) return [];
+    const { records, next } = recordsFrom(
+      buf,
+      from,
+      AbortedTransactionFilter.forAnswer(false, null),
+    );
     this.next = next;
-    return out;
+    return records ?? [];
   }
 }

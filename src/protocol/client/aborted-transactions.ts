@@ -25,12 +25,52 @@ import {
   ATTR_CONTROL,
   ATTR_TRANSACTIONAL,
   ATTRIBUTES,
+  type Record as BatchRecord,
   batchLastOffset,
+  CorruptRecordError,
+  checkBatch,
   controlRecordType,
   decodeRecords,
   PRODUCER_ID,
   readInt64,
 } from '../record-batch.ts';
+
+/**
+ * The records of one partition's fetched bytes at or after `from` that `filter` keeps,
+ * and the position after the last whole batch read (`from` when none was). Every batch
+ * goes through the filter, also those before the position: an ABORT marker there still
+ * ends its transaction. A last batch the broker cut at the byte limit is left for the
+ * next fetch; any other damage throws. `records` is undefined when none was kept.
+ */
+export function recordsFrom(
+  buf: Buffer,
+  from: number,
+  filter: AbortedTransactionFilter,
+): { records: BatchRecord[] | undefined; next: number } {
+  let next = from;
+  let records: BatchRecord[] | undefined;
+  for (let pos = 0; pos < buf.length; ) {
+    const size = checkBatch(buf, pos, buf.length, true);
+    if (size instanceof CorruptRecordError) {
+      if (size.reason === 'truncated') break;
+      throw size;
+    }
+    const last = batchLastOffset(buf, pos);
+    const keep = filter.keeps(buf, pos);
+    if (last >= next) {
+      if (keep) {
+        for (const r of decodeRecords(buf, pos)) {
+          if (r.offset < next) continue;
+          records ??= [];
+          records.push(r);
+        }
+      }
+      next = last + 1;
+    }
+    pos += size;
+  }
+  return { records, next };
+}
 
 export class AbortedTransactionFilter {
   private static readonly keepAllCommitted = new AbortedTransactionFilter(true, null);

@@ -51,14 +51,8 @@ import {
   rangeAssign,
 } from '../consumer-protocol.ts';
 import { ErrorCode, errorByCode } from '../error-codes.ts';
-import {
-  type Record as BatchRecord,
-  batchLastOffset,
-  CorruptRecordError,
-  checkBatch,
-  decodeRecords,
-} from '../record-batch.ts';
-import { AbortedTransactionFilter } from './aborted-transactions.ts';
+import type { Record as BatchRecord } from '../record-batch.ts';
+import { AbortedTransactionFilter, recordsFrom } from './aborted-transactions.ts';
 import type { BrokerConnection } from './broker-connection.ts';
 import { type ClusterClient, KafkaResponseError } from './cluster-client.ts';
 
@@ -802,31 +796,7 @@ export class GroupConsumer {
       this.o.readCommitted,
       p.abortedTransactions as Message[] | null,
     );
-    let next = from;
-    let records: ConsumedRecord[] | undefined;
-    for (let pos = 0; pos < buf.length; ) {
-      const size = checkBatch(buf, pos, buf.length, true);
-      if (size instanceof CorruptRecordError) {
-        // A broker cuts the last batch at the byte limit; it comes whole next time.
-        if (size.reason === 'truncated') break;
-        throw size;
-      }
-      const last = batchLastOffset(buf, pos);
-      // Every batch goes through the filter, also those before the position: an ABORT
-      // marker there still ends its transaction.
-      const keep = filter.keeps(buf, pos);
-      if (last >= next) {
-        if (keep) {
-          for (const r of decodeRecords(buf, pos)) {
-            if (r.offset < next) continue;
-            records ??= [];
-            records.push(r);
-          }
-        }
-        next = last + 1;
-      }
-      pos += size;
-    }
+    const { records, next } = recordsFrom(buf, from, filter);
     if (next === from) return undefined;
     return { state: s, from, next, records };
   }
