@@ -13,12 +13,14 @@
  * SHOWN_BYTES is cut (and says so), so one large record cannot make a large answer.
  */
 import { ApiKey } from '../../protocol/api-keys.ts';
-import { AbortedTransactionFilter } from '../../protocol/client/aborted-transactions.ts';
+import {
+  AbortedTransactionFilter,
+  recordsFrom,
+} from '../../protocol/client/aborted-transactions.ts';
 import type { BrokerConnection } from '../../protocol/client/broker-connection.ts';
 import { type ClusterClient, KafkaResponseError } from '../../protocol/client/cluster-client.ts';
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
-import { CorruptRecordError, checkBatch, decodeRecords } from '../../protocol/record-batch.ts';
 import type { PartitionTail, ShownBytes, TailRecord, TopicSummary } from './ui-api-types.ts';
 
 /** The most records a tail answers: enough to read, small enough to answer at once. */
@@ -150,28 +152,17 @@ async function fetchFrom(
     true,
     p.abortedTransactions as Message[] | null | undefined,
   );
-  let next = from;
-  for (let at = 0; at < bytes.length; ) {
-    const size = checkBatch(bytes, at, bytes.length, true);
-    if (size instanceof CorruptRecordError) {
-      // A broker cuts the last batch at maxBytes; the next Fetch starts there.
-      if (size.reason === 'truncated') break;
-      throw size;
-    }
-    const keep = filter.keeps(bytes, at);
-    for (const r of decodeRecords(bytes, at)) {
-      next = Math.max(next, r.offset + 1);
-      if (!keep || r.offset < from || r.offset >= end) continue;
-      into.push({
-        partition,
-        offset: r.offset,
-        timestamp: r.timestamp,
-        key: shown(r.key),
-        value: shown(r.value),
-        headers: r.headers.map((h) => ({ key: h.key, value: shown(h.value) })),
-      });
-    }
-    at += size;
+  const { records, next } = recordsFrom(bytes, from, filter);
+  for (const r of records ?? []) {
+    if (r.offset >= end) break;
+    into.push({
+      partition,
+      offset: r.offset,
+      timestamp: r.timestamp,
+      key: shown(r.key),
+      value: shown(r.value),
+      headers: r.headers.map((h) => ({ key: h.key, value: shown(h.value) })),
+    });
   }
   return next;
 }

@@ -22,16 +22,13 @@
  * waits for it.
  */
 import { ApiKey } from '../../protocol/api-keys.ts';
-import { AbortedTransactionFilter } from '../../protocol/client/aborted-transactions.ts';
+import {
+  AbortedTransactionFilter,
+  recordsFrom,
+} from '../../protocol/client/aborted-transactions.ts';
 import { type ClusterClient, KafkaResponseError } from '../../protocol/client/cluster-client.ts';
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
-import {
-  batchLastOffset,
-  CorruptRecordError,
-  checkBatch,
-  decodeRecords,
-} from '../../protocol/record-batch.ts';
 import type { Logger } from '../../util/logger.ts';
 
 export interface LogRecord {
@@ -200,34 +197,18 @@ export class KafkaBasedLog {
       true,
       p.abortedTransactions as Message[] | null | undefined,
     );
-    for (let position = 0; position < records.length; ) {
-      const size = checkBatch(records, position, records.length, true);
-      if (size instanceof CorruptRecordError) {
-        // A broker may cut the last batch at maxBytes; it is fetched again next time.
-        if (size.reason === 'truncated') break;
-        throw size;
-      }
-      const keep = filter.keeps(records, position);
-      const last = batchLastOffset(records, position);
-      if (!keep) {
-        // A marker or an aborted transaction's batch: passed over, never delivered.
-        this.positions[partition] = Math.max(this.positions[partition]!, last + 1);
-        position += size;
-        continue;
-      }
-      for (const r of decodeRecords(records, position)) {
-        if (r.offset < this.positions[partition]!) continue;
-        this.positions[partition] = r.offset + 1;
-        this.options.onRecord({
-          partition,
-          offset: r.offset,
-          timestamp: r.timestamp,
-          key: r.key,
-          value: r.value,
-        });
-      }
-      position += size;
+    // Markers and aborted transactions' batches are passed over, never delivered.
+    const { records: kept, next } = recordsFrom(records, this.positions[partition]!, filter);
+    for (const r of kept ?? []) {
+      this.options.onRecord({
+        partition,
+        offset: r.offset,
+        timestamp: r.timestamp,
+        key: r.key,
+        value: r.value,
+      });
     }
+    this.positions[partition] = next;
   }
 
   private settleWaiters(): void {
