@@ -19,6 +19,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { compressFrameSync, decompressFrameSync } from 'lz4-napi';
 import { compressSync as snappyCompress, uncompressSync as snappyUncompress } from 'snappy';
 import { compress as zstdCompress, decompress as zstdDecompress } from 'zstd-napi';
+import { lz4FrameAtLevel } from './lz4-hc.ts';
 
 export const CompressionCodec = {
   none: 0,
@@ -60,13 +61,13 @@ const XERIAL_BLOCK_BYTES = 32 * 1024;
 /**
  * Compresses at the codec's default level, or at `level` (KIP-390's
  * compression.gzip.level / compression.zstd.level; -1 is gzip's default). snappy has
- * no levels. The lz4 encoder (lz4-napi, on lz4_flex) writes one fixed level, so a
- * level for lz4 is an invariant break: the broker refuses compression.type=lz4 rather
- * than ignore compression.lz4.level (topic-config.ts). No npm package writes LZ4
- * frames at KIP-390's levels on Node 20: lz4-wasm has no levels either, lz4js only the
- * fast mode, `lz4` (node-lz4, a node-gyp build) passes its HC level from an argument
- * it never receives (always 9), and lz4-asm's wasm build does not load on Node 20
- * while its asm.js build installs process-wide exception handlers.
+ * no levels. lz4 without a level is lz4-napi's fixed fast encoder (producers); with one
+ * (the broker re-encoding for a topic's compression.type=lz4) it is lz4-hc.ts, since no
+ * npm package writes LZ4 frames at KIP-390's levels on Node 20: lz4-napi and lz4-wasm
+ * have no levels, lz4js only the fast mode, `lz4` (node-lz4, a node-gyp build) passes
+ * its HC level from an argument it never receives (always 9), and lz4-asm's wasm build
+ * does not load on Node 20 while its asm.js build installs process-wide exception
+ * handlers.
  */
 export function compress(codec: CompressionCodec, data: Buffer, level?: number): Buffer {
   switch (codec) {
@@ -77,8 +78,7 @@ export function compress(codec: CompressionCodec, data: Buffer, level?: number):
     case 2:
       return xerialCompress(data);
     case 3:
-      if (level !== undefined) throw new Error('lz4: this encoder has no compression levels');
-      return compressFrameSync(data);
+      return level === undefined ? compressFrameSync(data) : lz4FrameAtLevel(data, level);
     case 4:
       return level === undefined
         ? zstdCompress(data)

@@ -84,6 +84,7 @@ describe('topic compression.type re-encodes batches in the topic codec', () => {
     ['zstd', CompressionTypes.GZIP, CompressionCodec.zstd],
     ['snappy', CompressionTypes.ZSTD, CompressionCodec.snappy],
     ['uncompressed', CompressionTypes.Snappy, CompressionCodec.none],
+    ['lz4', CompressionTypes.Snappy, CompressionCodec.lz4],
   ])(
     'compression.type=%s stores a batch sent in another codec in its own',
     async (type, sent, codec) => {
@@ -226,22 +227,33 @@ describe('topic compression.type re-encodes batches in the topic codec', () => {
     expect(await storedBatches(raw, topic)).toEqual([]);
   });
 
-  it('refuses compression.type=lz4 by name, its encoder having no levels', async () => {
-    const res = await raw.request(ApiKey.CreateTopics, 4, {
-      topics: [
-        {
-          name: 'recompress-lz4',
-          numPartitions: 1,
-          replicationFactor: 1,
-          assignments: [],
-          configs: [{ name: 'compression.type', value: 'lz4' }],
-        },
-      ],
-      timeoutMs: 1000,
-      validateOnly: false,
-    });
-    expect(res.topics[0].errorCode).toBe(ErrorCode.INVALID_CONFIG);
-    expect(res.topics[0].errorMessage).toMatch(/not supported: compression\.type=lz4; .*level/);
+  it('writes lz4 at compression.lz4.level, frames librdkafka reads (a higher level, a smaller frame)', async () => {
+    const values = Array.from(
+      { length: 400 },
+      (_, i) => `{"id":${i},"name":"user ${i % 37}","score":${(i * 7) % 13},"tag":"t${i % 5}"}`,
+    );
+    const sizes = new Map<number, number>();
+    for (const level of [1, 12]) {
+      const topic = `recompress-lz4-level-${level}`;
+      await createTopic(client, topic, {
+        'compression.type': 'lz4',
+        'compression.lz4.level': String(level),
+      });
+      const producer = client.producer();
+      await producer.connect();
+      try {
+        await producer.send({ topic, messages: values.map((value) => ({ value })) });
+      } finally {
+        await producer.disconnect();
+      }
+      const stored = await storedBatches(raw, topic);
+      expect(stored.map((s) => s.header.codec)).toEqual([CompressionCodec.lz4]);
+      expect(stored[0]!.values).toEqual(values);
+      const fetched = await fetchPartition(raw, topic, 0, 0, { isolationLevel: 0 });
+      sizes.set(level, (fetched.responses[0].partitions[0].records as Buffer).length);
+      expect((await consumeAll(b.bootstrap, topic)).map((r) => r.value)).toEqual(values);
+    }
+    expect(sizes.get(12)!).toBeLessThan(sizes.get(1)!);
   });
 });
 

@@ -8,6 +8,7 @@ import {
   compress,
   decompress,
 } from '../../../src/protocol/compression.ts';
+import { xxh32Short } from '../../../src/protocol/lz4-hc.ts';
 
 const codecs = [
   CompressionCodec.none,
@@ -64,6 +65,51 @@ describe('compression codecs', () => {
     );
     expect(decompress(CompressionCodec.lz4, independent).toString()).toBe(text);
     expect(decompress(CompressionCodec.lz4, linked).toString()).toBe(text);
+  });
+
+  it('lz4 at a level (the broker re-encoding) writes frames lz4-napi decodes, for any bytes and level', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 150_000 }),
+          // Runs of few symbols: long matches, literal and match lengths past 15 + 255.
+          fc
+            .array(fc.constantFrom(97, 98, 99), { maxLength: 150_000 })
+            .map((a) => Uint8Array.from(a)),
+        ),
+        fc.integer({ min: 1, max: 17 }),
+        (bytes, level) => {
+          const data = Buffer.from(bytes);
+          expect(
+            decompress(CompressionCodec.lz4, compress(CompressionCodec.lz4, data, level)).equals(
+              data,
+            ),
+          ).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('lz4 frame descriptor checksum is XXH32 as the reference lz4 tool writes it', () => {
+    // The two frames of the reference-tool test above: FLG BD (HC a7), FLG BD size (HC b4).
+    const independent = Buffer.from('04224d186440a7', 'hex');
+    const linked = Buffer.from('04224d186c402b00000000000000b4', 'hex');
+    expect((xxh32Short(independent, 4, 2) >>> 8) & 0xff).toBe(0xa7);
+    expect((xxh32Short(linked, 4, 10) >>> 8) & 0xff).toBe(0xb4);
+  });
+
+  it('lz4 levels search deeper: level 12 writes less than level 1 for structured text', () => {
+    const text = Buffer.from(
+      Array.from(
+        { length: 5000 },
+        (_, i) => `{"id":${i},"name":"user ${i % 97}","v":${(i * 7) % 13}}`,
+      ).join('\n'),
+    );
+    const fast = compress(CompressionCodec.lz4, text, 1);
+    const best = compress(CompressionCodec.lz4, text, 12);
+    expect(best.length).toBeLessThan(fast.length);
+    expect(() => compress(CompressionCodec.lz4, text, 18)).toThrow(/lz4 level 18/);
   });
 
   it('gzip decompresses members written by another gzip implementation', () => {

@@ -185,7 +185,6 @@ describe('topic configs', () => {
   });
 
   it.each([
-    ['compression.type', 'lz4', /not supported: compression\.type=lz4; .*compression\.lz4\.level/],
     [
       'remote.storage.enable',
       'true',
