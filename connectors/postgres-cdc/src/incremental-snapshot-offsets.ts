@@ -34,6 +34,13 @@ export const COLLECTIONS = 'incremental_snapshot_collections';
 const PRIMARY_KEY = 'incremental_snapshot_primary_key';
 const MAXIMUM_KEY = 'incremental_snapshot_maximum_key';
 
+/** An offset without any snapshot state (to put the current one in its place). */
+export function withoutState(offset: SourceOffset): SourceOffset {
+  if (!(COLLECTIONS in offset)) return offset;
+  const { [COLLECTIONS]: _c, [PRIMARY_KEY]: _p, [MAXIMUM_KEY]: _m, ...rest } = offset;
+  return rest;
+}
+
 /** The offset fields of a state; null when no snapshot is under way. */
 export function stateOffsetFields(
   state: IncrementalSnapshotState,

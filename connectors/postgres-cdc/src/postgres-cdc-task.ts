@@ -71,7 +71,7 @@ import {
 import { CONNECTOR_VERSION, type EventContext } from './event-builder.ts';
 import { heartbeatRecord } from './heartbeat.ts';
 import { IncrementalSnapshot } from './incremental-snapshot.ts';
-import { COLLECTIONS } from './incremental-snapshot-offsets.ts';
+import { COLLECTIONS, withoutState } from './incremental-snapshot-offsets.ts';
 import { explicitCompaction, keylessCompactedError } from './keyless-tables.ts';
 import { type Logger, pluginLogger } from './logger.ts';
 import { MessagePrefixFilter } from './logical-decoding-message.ts';
@@ -829,16 +829,22 @@ export class PostgresCdcSourceTask implements SourceTask {
     // While a blocking snapshot holds the stream, the last offset is from before its signal.
     if (this.stopping || !runner || this.phase !== 'streaming' || this.held) return;
     this.handedOn = true;
-    this.queue.push([
-      heartbeatRecord(
-        this.s.names.topics.heartbeatTopic(),
-        this.s.topicPrefix,
-        this.partition,
-        this.lastOffset,
-        runner.confirmedLsn,
-        this.ctx.clock.now(),
-      ),
-    ]);
+    const beat = heartbeatRecord(
+      this.s.names.topics.heartbeatTopic(),
+      this.s.topicPrefix,
+      this.partition,
+      this.lastOffset,
+      runner.confirmedLsn,
+      this.ctx.clock.now(),
+    );
+    // A heartbeat can be the first offset past a signal that emitted nothing (one of the
+    // kafka channel, whose position it carries): it carries the task's state as it is
+    // now, not as of the last record, or a restart from it would pass over the signal
+    // and forget the snapshot it started.
+    const snapshot = this.incremental?.offsetFields();
+    const signals = this.kafkaSignals?.offsetFields();
+    const offset = { ...withoutState(beat.sourceOffset), ...snapshot, ...signals };
+    this.queue.push([{ ...beat, sourceOffset: offset }]);
     const query = this.s.heartbeatActionQuery;
     const catalog = runner.catalog;
     if (query && catalog) {
