@@ -82,14 +82,7 @@ try {
       },
       registry,
       modes: { decimalHandlingMode: 'precise', timePrecisionMode: 'adaptive' },
-      filter: new TableFilter({
-        schemaInclude: [],
-        schemaExclude: [],
-        tableInclude: [],
-        tableExclude: [],
-        columnInclude: [],
-        columnExclude: [],
-      }),
+      filter: TableFilter.everything(),
       topicPrefix: 'bench',
       emit: (r) => {
         rows += r.length;

@@ -34,6 +34,18 @@ export class TableFilter {
   private readonly columnInclude: RegExp[];
   private readonly columnExclude: RegExp[];
 
+  /** A filter with every list empty: every schema, table and column captured. */
+  static everything(): TableFilter {
+    return new TableFilter({
+      schemaInclude: [],
+      schemaExclude: [],
+      tableInclude: [],
+      tableExclude: [],
+      columnInclude: [],
+      columnExclude: [],
+    });
+  }
+
   constructor(lists: FilterLists) {
     this.schemaInclude = anchored(lists.schemaInclude);
     this.schemaExclude = anchored(lists.schemaExclude);
