@@ -26,6 +26,16 @@ function anchored(patterns: string[]): RegExp[] {
   return patterns.map((p) => new RegExp(`^(?:${p})$`, 'i'));
 }
 
+/** Every list empty: every schema, table and column. */
+export const NO_LISTS: FilterLists = {
+  schemaInclude: [],
+  schemaExclude: [],
+  tableInclude: [],
+  tableExclude: [],
+  columnInclude: [],
+  columnExclude: [],
+};
+
 export class TableFilter {
   private readonly schemaInclude: RegExp[];
   private readonly schemaExclude: RegExp[];
@@ -36,14 +46,7 @@ export class TableFilter {
 
   /** A filter with every list empty: every schema, table and column captured. */
   static everything(): TableFilter {
-    return new TableFilter({
-      schemaInclude: [],
-      schemaExclude: [],
-      tableInclude: [],
-      tableExclude: [],
-      columnInclude: [],
-      columnExclude: [],
-    });
+    return new TableFilter(NO_LISTS);
   }
 
   constructor(lists: FilterLists) {

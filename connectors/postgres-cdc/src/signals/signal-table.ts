@@ -11,7 +11,7 @@
  * takes them.
  */
 import type { SourceRecord } from '../../../../src/connect/api/index.ts';
-import { TableFilter, type TableId } from '../table-filter.ts';
+import { NO_LISTS, TableFilter, type TableId } from '../table-filter.ts';
 
 export interface SignalRecord {
   id: string;
@@ -26,14 +26,7 @@ export class FilterWithSignalTable extends TableFilter {
     private readonly inner: TableFilter,
     private readonly signalTable: TableId,
   ) {
-    super({
-      schemaInclude: [],
-      schemaExclude: [],
-      tableInclude: [],
-      tableExclude: [],
-      columnInclude: [],
-      columnExclude: [],
-    });
+    super(NO_LISTS);
   }
 
   override includesTable(id: TableId): boolean {
