@@ -58,11 +58,15 @@ const XERIAL_HEADER_BYTES = 16; // magic + version i32 + compatible version i32
 /** snappy-java's default block size; librdkafka uses the same, so batches look alike. */
 const XERIAL_BLOCK_BYTES = 32 * 1024;
 
+/** KIP-390's default compression.lz4.level. */
+export const LZ4_DEFAULT_LEVEL = 9;
+
 /**
  * Compresses at the codec's default level, or at `level` (KIP-390's
- * compression.gzip.level / compression.zstd.level; -1 is gzip's default). snappy has
- * no levels. lz4 without a level is lz4-napi's fixed fast encoder (producers); with one
- * (the broker re-encoding for a topic's compression.type=lz4) it is lz4-hc.ts, since no
+ * compression.gzip.level / compression.lz4.level / compression.zstd.level; -1 is gzip's
+ * default). snappy has no levels. lz4 at the default level 9, or without a level, is
+ * lz4-napi's fast encoder, as Kafka's is lz4-java's fast compressor there; at any other
+ * level it is lz4-hc.ts, since no
  * npm package writes LZ4 frames at KIP-390's levels on Node 20: lz4-napi and lz4-wasm
  * have no levels, lz4js only the fast mode, `lz4` (node-lz4, a node-gyp build) passes
  * its HC level from an argument it never receives (always 9), and lz4-asm's wasm build
@@ -78,7 +82,11 @@ export function compress(codec: CompressionCodec, data: Buffer, level?: number):
     case 2:
       return xerialCompress(data);
     case 3:
-      return level === undefined ? compressFrameSync(data) : lz4FrameAtLevel(data, level);
+      // Kafka's Lz4BlockOutputStream uses lz4-java's fast compressor at the default
+      // level 9 and the high one at any other: so does this.
+      return level === undefined || level === LZ4_DEFAULT_LEVEL
+        ? compressFrameSync(data)
+        : lz4FrameAtLevel(data, level);
     case 4:
       return level === undefined
         ? zstdCompress(data)

@@ -1,8 +1,8 @@
 /**
  * An LZ4 frame encoder with levels (KIP-390's compression.lz4.level, 1–17), for the
- * broker's re-encoding of batches under a topic's compression.type=lz4. No npm package
- * writes LZ4 at levels on Node 20 (see compress() in compression.ts), so the broker's
- * level path is this one; producers keep lz4-napi's fixed fast level.
+ * levels other than Kafka's default 9 (which is LZ4's fast mode, lz4-napi, as in Kafka).
+ * No npm package writes LZ4 at levels on Node 20 (see compress() in compression.ts), so
+ * the level path is this one.
  *
  * Output: one LZ4 frame as Kafka's KafkaLZ4BlockOutputStream writes it (the format
  * every reader of Kafka's lz4 codec accepts): version 01, independent blocks of at

@@ -280,7 +280,7 @@ const entries: TopicConfigEntry[] = [
       type: 'int',
       default: 9,
       validator: between(1, 17),
-      doc: "lz4 level at which the broker re-encodes batches for compression.type=lz4 (KIP-390): levels 1–9 search lz4hc's hash chains as deep as lz4hc does, 10–12 deeper ones (lz4hc's optimal parser is not implemented), 13–17 count as 12. Batches already in lz4, and topics with \"producer\", keep the producer's bytes, as in Kafka.",
+      doc: "lz4 level at which the broker re-encodes batches for compression.type=lz4 (KIP-390). The default 9 is LZ4's fast mode, as in Kafka (lz4-java's fast compressor); the other levels 1–8 search lz4hc's hash chains as deep as lz4hc does, 10–12 deeper ones (lz4hc's optimal parser is not implemented), 13–17 count as 12. Batches already in lz4, and topics with \"producer\", keep the producer's bytes, as in Kafka.",
     }),
   },
   {

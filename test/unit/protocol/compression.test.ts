@@ -112,6 +112,16 @@ describe('compression codecs', () => {
     expect(() => compress(CompressionCodec.lz4, text, 18)).toThrow(/lz4 level 18/);
   });
 
+  it("lz4 at the default level 9 is the fast encoder, as Kafka's Lz4BlockOutputStream has it", () => {
+    const text = Buffer.from(
+      Array.from({ length: 2000 }, (_, i) => `{"id":${i},"name":"user ${i % 97}"}`).join('\n'),
+    );
+    const fast = compress(CompressionCodec.lz4, text);
+    expect(compress(CompressionCodec.lz4, text, 9).equals(fast)).toBe(true);
+    expect(compress(CompressionCodec.lz4, text, 8).equals(fast)).toBe(false);
+    expect(decompress(CompressionCodec.lz4, compress(CompressionCodec.lz4, text, 8))).toEqual(text);
+  });
+
   it('gzip decompresses members written by another gzip implementation', () => {
     const data = Buffer.from('gzip from zlib level 9'.repeat(20));
     expect(decompress(CompressionCodec.gzip, gzipSync(data, { level: 9 })).equals(data)).toBe(true);
