@@ -24,6 +24,7 @@ import {
   type DistributedWorker,
   startDistributedWorker,
 } from '../connect/herder/distributed-worker.ts';
+import { workerClientKeyProblems } from '../connect/runtime/client-keys.ts';
 import { ConfigProviders } from '../connect/runtime/config-providers.ts';
 import { Shutdown } from '../util/shutdown.ts';
 import { brokerCrossChecks } from './broker-command.ts';
@@ -69,6 +70,10 @@ export function workerCrossChecks(values: Record<string, unknown>): ConfigError[
       message: `must be lower than session.timeout.ms (${session})`,
     });
   }
+  // The value is left out: a refused ssl.* or sasl.jaas.config key may hold a secret.
+  for (const { key, message } of workerClientKeyProblems(values)) {
+    errors.push({ key, value: undefined, message });
+  }
   return [...errors, ...ConfigProviders.errorsIn(values), ...brokerCrossChecks(values)];
 }
 
@@ -76,8 +81,9 @@ export const workerEnvHelp = [
   'Precedence: properties file < CONNECT_* environment variables < -o key=value.',
   'Environment names follow the Confluent images: prefix CONNECT_, dots become _, a literal _ is __',
   '(CONNECT_BOOTSTRAP_SERVERS -> bootstrap.servers, CONNECT_GROUP_ID -> group.id).',
-  'Keys under producer., consumer., admin., key.converter., value.converter., header.converter.,',
-  'config.providers., ssl. and sasl. are passed through to the clients and plugins they name.',
+  'Keys under key.converter., value.converter., header.converter. and config.providers. are passed',
+  'to the plugins they name; producer. and consumer. keys to the clients, each checked: a Kafka client',
+  'key the clients do not implement (and admin., ssl., sasl. keys: PLAINTEXT only) is refused by name.',
 ].join('\n');
 
 export function workerCommand(ctx: CliContext, setExitCode: (code: number) => void): Command {

@@ -90,10 +90,12 @@ export function renderMarkdownReference(): string {
     '### Worker (`connect worker`, `connect standalone`)',
     '',
     'Set in the worker .properties file, as `CONNECT_*` environment variables, or with `-o key=value`',
-    '(later wins). Keys starting with `producer.`, `consumer.`, `admin.`, `key.converter.`,',
-    '`value.converter.`, `header.converter.`, `config.providers.`, `ssl.` and `sasl.` are passed',
-    'through to the clients and plugins they name. The worker also accepts every broker key below,',
-    'used when it runs the embedded broker.',
+    '(later wins). Keys starting with `key.converter.`, `value.converter.`, `header.converter.` and',
+    '`config.providers.` are passed to the plugins they name; `producer.` and `consumer.` keys go to',
+    "the source tasks' producer and the sink tasks' consumer, each checked: a Kafka client key those",
+    'clients do not implement is refused by name, as are `admin.`, `ssl.` and `sasl.` keys (the',
+    'clients connect in PLAINTEXT only). The worker also accepts every broker key below, used when',
+    'it runs the embedded broker.',
   ];
   for (const [group, list] of groupsOf(connectWorkerDefs)) {
     parts.push('', `#### ${group}`, '', keyTable(list, 'CONNECT_'));

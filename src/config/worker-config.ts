@@ -66,9 +66,14 @@ const commonDefs: AnyConfigDef[] = [
     name: 'security.protocol',
     type: 'string',
     default: 'PLAINTEXT',
-    validator: oneOf('PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'),
+    validator: (v) =>
+      v === 'PLAINTEXT'
+        ? undefined
+        : ['SSL', 'SASL_PLAINTEXT', 'SASL_SSL'].includes(v)
+          ? `not supported: security.protocol=${v}; the worker's Kafka clients connect in PLAINTEXT only (TLS and SASL are not implemented)`
+          : 'must be one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL',
     group: cluster,
-    doc: 'Protocol used to talk to the brokers (ssl.* and sasl.* keys configure it).',
+    doc: 'Protocol used to talk to the brokers. Only PLAINTEXT is implemented: SSL, SASL_PLAINTEXT and SASL_SSL are refused, as are the ssl.* and sasl.* keys that would configure them.',
   }),
   define<number>({
     name: 'request.timeout.ms',
@@ -279,7 +284,7 @@ const commonDefs: AnyConfigDef[] = [
     default: 'All',
     validator: oneOf('All', 'None', 'Principal'),
     group: tasks,
-    doc: 'Which producer.override.* / consumer.override.* keys connectors may set.',
+    doc: "Which producer.override.* / consumer.override.* / admin.override.* keys connectors may set: All (each still checked against what the clients implement), None (none; Kafka's message names the key) or Principal (only the SASL keys, which the PLAINTEXT-only clients refuse).",
   }),
   define<boolean>({
     name: 'topic.creation.enable',

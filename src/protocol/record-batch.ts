@@ -318,6 +318,8 @@ export interface BatchInput {
   /** The timestamp of records whose own is null (a producer's send time). */
   defaultTimestamp?: number;
   codec?: CompressionCodec;
+  /** KIP-390's level for `codec`; undefined: the codec's default. */
+  compressionLevel?: number;
   partitionLeaderEpoch?: number;
   producerId?: number;
   producerEpoch?: number;
@@ -417,7 +419,7 @@ export function encodeBatch(input: BatchInput): Buffer {
 
   let out = buf;
   if (codec !== CompressionCodec.none) {
-    const payload = compress(codec, buf);
+    const payload = compress(codec, buf, input.compressionLevel);
     out = allocate(RECORDS + payload.length);
     payload.copy(out, RECORDS);
   }

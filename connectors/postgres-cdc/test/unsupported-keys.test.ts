@@ -136,7 +136,7 @@ describe('Debezium keys the connector does not implement', () => {
         'errors.deadletterqueue.topic.name': 'dlq',
         'topic.creation.default.replication.factor': '1',
         'config.action.reload': 'restart',
-        'producer.override.linger.ms': '5',
+        'producer.override.compression.type': 'lz4',
       }),
     ).toEqual([]);
   });

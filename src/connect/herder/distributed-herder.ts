@@ -352,6 +352,7 @@ export class DistributedHerder implements Herder {
     return {
       exactlyOnceSource: this.o.worker.exactlyOnce === 'enabled',
       connectorOffsetsTopics: true,
+      clientOverridePolicy: this.o.worker.clientOverridePolicy,
     };
   }
 

@@ -31,7 +31,11 @@
 import type { Logger } from '../../util/logger.ts';
 import type { ValidationContext } from '../api/connector.ts';
 import type { ConfigProviders } from '../runtime/config-providers.ts';
-import { type ConfigInfos, validationContext } from '../runtime/config-validation.ts';
+import {
+  type ConfigInfos,
+  validationContext,
+  type WorkerValidation,
+} from '../runtime/config-validation.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import { SerialExecutor } from '../runtime/serial-executor.ts';
 import type { Worker } from '../runtime/worker.ts';
@@ -152,6 +156,7 @@ export class StandaloneHerder implements Herder {
         this.o.plugins,
         full,
         this.validationContext(name),
+        this.workerValidation,
       );
       const exists = this.o.configs.has(name);
       if (exists && !allowReplace)
@@ -420,7 +425,13 @@ export class StandaloneHerder implements Herder {
       this.o.plugins,
       config,
       this.validationContext(config.name),
+      this.workerValidation,
     );
+  }
+
+  /** Standalone workers refuse exactly-once sources at start, so validation never offers it. */
+  private get workerValidation(): WorkerValidation {
+    return { exactlyOnceSource: false, clientOverridePolicy: this.o.worker.clientOverridePolicy };
   }
 
   /** What a connector's validate hook knows of the others: every stored connector but `name`. */

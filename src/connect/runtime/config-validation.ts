@@ -39,6 +39,7 @@ import type {
   SourceConnectorManifest,
 } from '../api/plugin-manifest.ts';
 import { HerderError } from '../herder/herder.ts';
+import { type ClientOverridePolicy, clientKeyProblems } from './client-keys.ts';
 import {
   commonConnectorDefs,
   enrichedConnectorDefs,
@@ -48,6 +49,8 @@ import {
   sourceOnlyDefs,
 } from './connector-config.ts';
 import { exactlyOnceValidationErrors } from './exactly-once.ts';
+import { consumerSettings, producerSettings } from './kafka-clients.ts';
+import { withPrefix } from './plugin-config.ts';
 import type { PluginRegistry } from './plugins.ts';
 import { unknownConnectorKeys } from './unknown-connector-keys.ts';
 
@@ -57,6 +60,8 @@ export interface WorkerValidation {
   readonly exactlyOnceSource: boolean;
   /** Source connectors may have their own offsets topic (distributed mode). */
   readonly connectorOffsetsTopics?: boolean;
+  /** connector.client.config.override.policy (Kafka's default All). */
+  readonly clientOverridePolicy?: ClientOverridePolicy;
 }
 
 const NO_EXACTLY_ONCE: WorkerValidation = { exactlyOnceSource: false };
@@ -164,6 +169,7 @@ export function validateConnectorConfig(
   if (manifest.type === 'source')
     checkExactlyOnce(connector as SourceConnector, raw, values, worker);
   addUnknownKeyErrors(plugins, manifest, raw, [...defs.values()], values);
+  addClientOverrideErrors(manifest.type, raw, values, worker.clientOverridePolicy ?? 'All');
 
   const result = assemble(connType, [...defs.values()], values, plugins);
   for (const [key, noun] of [
@@ -310,6 +316,60 @@ function addUnknownKeyErrors(
   const erred = new Set([...values.values()].filter((v) => v.errors.length > 0).map((v) => v.name));
   for (const { key, message } of unknownConnectorKeys(plugins, manifest, raw, defs, erred).errors) {
     values.set(key, { name: key, value: raw[key] ?? null, typed: undefined, errors: [message] });
+  }
+}
+
+/**
+ * KIP-458's client overrides (AbstractHerder.validateClientOverrides): the policy's
+ * refusals and every key the clients do not implement (client-keys.ts), then the
+ * values of the keys they read, parsed as the task will. The client a connector type
+ * does not have takes no overrides: a source has no consumer, and a sink's dead letter
+ * queue producer does not read producer overrides.
+ */
+function addClientOverrideErrors(
+  type: 'source' | 'sink',
+  raw: RawConnectorConfig,
+  values: Map<string, ValidatedValue>,
+  policy: ClientOverridePolicy,
+): void {
+  const add = (key: string, message: string) => {
+    const entry = values.get(key) ?? {
+      name: key,
+      value: raw[key] ?? null,
+      typed: undefined,
+      errors: [],
+    };
+    entry.errors.push(message);
+    values.set(key, entry);
+  };
+  const absent = type === 'source' ? 'consumer' : 'producer';
+  for (const key of Object.keys(raw)) {
+    if (!key.startsWith(`${absent}.override.`)) continue;
+    add(
+      key,
+      type === 'source'
+        ? 'not supported: a source connector has no consumer to override'
+        : "not supported: a sink connector's only producer is its dead letter queue's, which takes no producer.override.* keys",
+    );
+  }
+  for (const kind of ['producer', 'consumer', 'admin'] as const) {
+    if (kind === absent) continue;
+    const prefix = `${kind}.override.`;
+    const problems = clientKeyProblems(kind, prefix, raw, policy);
+    for (const { key, message } of problems) add(key, message);
+    if (problems.length > 0 || kind === 'admin') continue;
+    const keys: Record<string, string> = {};
+    for (const [k, v] of Object.entries(withPrefix(raw, prefix)))
+      if (typeof v === 'string') keys[k] = v;
+    if (Object.keys(keys).length === 0) continue;
+    try {
+      if (kind === 'producer') producerSettings(keys);
+      else consumerSettings(keys);
+    } catch (e) {
+      const named = /configuration (\S+):/.exec((e as Error).message)?.[1];
+      const key = named !== undefined && Object.hasOwn(keys, named) ? named : Object.keys(keys)[0];
+      add(`${prefix}${key}`, (e as Error).message);
+    }
   }
 }
 

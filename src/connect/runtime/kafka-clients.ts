@@ -2,14 +2,17 @@
  * The worker's Kafka clients, configured from Kafka Connect's keys: kafkajs for
  * consumers and admin, and the settings of the source tasks' own producer
  * (source-producer.ts). Keys read: the worker's `bootstrap.servers`, `client.id`,
- * `request.timeout.ms`, `retry.backoff.ms`; `producer.*` / `consumer.*` / `admin.*` passthrough keys, and per connector
- * `producer.override.*` / `consumer.override.*` / `admin.override.*`
- * (connector.client.config.override.policy=All; None ignores the overrides).
+ * `request.timeout.ms`, `retry.backoff.ms`; `producer.*` / `consumer.*` passthrough
+ * keys, and per connector `producer.override.*` / `consumer.override.*`
+ * (connector.client.config.override.policy=All; None and Principal refuse them, as in
+ * Kafka).
  *
  * Only Kafka's key names are read (`compression.type`, `max.request.size`,
  * `buffer.memory`, `max.in.flight.requests.per.connection`, `delivery.timeout.ms`,
  * `auto.offset.reset`, ...); they are mapped onto client options here and nowhere
- * else. kafkajs's own logs go to our pino logger.
+ * else. Every other key Kafka defines for a client is refused by name
+ * (client-keys.ts), as are `admin.*` keys: nothing is accepted and ignored.
+ * kafkajs's own logs go to our pino logger.
  * Compression codecs other than gzip are registered with kafkajs from
  * src/protocol/compression.ts, so consumers read batches any producer compressed.
  */
@@ -24,9 +27,8 @@ import type { GroupConsumerSettings } from '../../protocol/client/group-consumer
 import { CompressionCodec, compress, decompress } from '../../protocol/compression.ts';
 import type { Logger } from '../../util/logger.ts';
 import { ConnectException } from '../api/errors.ts';
+import { type ClientKind, type ClientOverridePolicy, clientKeyProblems } from './client-keys.ts';
 import { withPrefix } from './plugin-config.ts';
-
-export type ClientKind = 'producer' | 'consumer' | 'admin';
 
 let codecsRegistered = false;
 
@@ -99,20 +101,33 @@ export function createKafka(
   return new Kafka(config);
 }
 
+/** connector.client.config.override.policy of a worker config (Kafka's default All). */
+export function overridePolicy(worker: Readonly<Record<string, unknown>>): ClientOverridePolicy {
+  const policy = worker['connector.client.config.override.policy'];
+  return policy === 'None' || policy === 'Principal' ? policy : 'All';
+}
+
 /**
  * A client's effective Kafka keys: the worker's `<kind>.*` keys overridden by the
- * connector's `<kind>.override.*` keys (unless the override policy is None).
+ * connector's `<kind>.override.*` keys. Throws, naming every key, when one is refused
+ * (client-keys.ts) or the override policy does not allow it: validation refuses them
+ * first, so this catches only configs stored before (as Kafka's Worker fails the task).
  */
 export function clientConfig(
   kind: ClientKind,
   worker: Readonly<Record<string, unknown>>,
   connector: Readonly<Record<string, string>>,
 ): Record<string, string> {
+  const problems = [
+    ...clientKeyProblems(kind, `${kind}.`, worker),
+    ...clientKeyProblems(kind, `${kind}.override.`, connector, overridePolicy(worker)),
+  ];
+  if (problems.length > 0) {
+    throw new ConnectException(problems.map((p) => `${p.key}: ${p.message}`).join('; '));
+  }
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(withPrefix(worker, `${kind}.`))) out[k] = String(v);
-  if (worker['connector.client.config.override.policy'] !== 'None') {
-    Object.assign(out, withPrefix(connector, `${kind}.override.`));
-  }
+  Object.assign(out, withPrefix(connector, `${kind}.override.`));
   return out;
 }
 
@@ -165,6 +180,12 @@ const compressionCodecs: Record<string, CompressionCodec> = {
 /** What the source task runner and its producer need from the producer keys. */
 export interface ProducerSettings {
   compression: CompressionCodec;
+  /** KIP-390's level for the codec (compression.<codec>.level); undefined: the codec's default. */
+  compressionLevel?: number;
+  /** client.id; undefined: the worker's connector-producer-<connector>-<task>. */
+  clientId?: string;
+  /** How long partition counts are trusted before they are looked up again (metadata.max.age.ms). */
+  metadataMaxAgeMs: number;
   /** Upper bound of one produce request's record bytes (Kafka's max.request.size). */
   maxRequestBytes: number;
   /** Outstanding (unacknowledged) record bytes before polling pauses (buffer.memory). */
@@ -216,8 +237,13 @@ export function producerSettings(
       `Invalid value ${maxInFlight} for configuration max.in.flight.requests.per.connection: an idempotent producer allows 1 to 5`,
     );
   }
+  const level = compressionLevel(config, name);
+  const clientId = config['client.id']?.trim();
   return {
     compression,
+    ...(level !== undefined ? { compressionLevel: level } : {}),
+    ...(clientId ? { clientId } : {}),
+    metadataMaxAgeMs: inheritedNumberKey(config, worker, 'metadata.max.age.ms', 300_000),
     maxRequestBytes: numberKey(config, 'max.request.size', 1_048_576),
     bufferMemory: numberKey(config, 'buffer.memory', 33_554_432),
     maxInFlight,
@@ -228,6 +254,33 @@ export function producerSettings(
       ? { transactionTimeoutMs: numberKey(config, 'transaction.timeout.ms', 60_000) }
       : {}),
   };
+}
+
+/** KIP-390's level keys, each checked as Kafka's CompressionType does: [min, max] and any exception. */
+const LEVELS = {
+  gzip: { key: 'compression.gzip.level', min: 1, max: 9, also: -1 },
+  lz4: { key: 'compression.lz4.level', min: 1, max: 17, also: undefined },
+  zstd: { key: 'compression.zstd.level', min: -131072, max: 22, also: undefined },
+} as const;
+
+/** The level set for `codec` (every level key is checked, as Kafka's producer does). */
+function compressionLevel(
+  config: Readonly<Record<string, string>>,
+  codec: string,
+): number | undefined {
+  let chosen: number | undefined;
+  for (const [name, { key, min, max, also }] of Object.entries(LEVELS)) {
+    if (config[key] === undefined || config[key].trim() === '') continue;
+    const level = numberKey(config, key, 0);
+    if (!Number.isInteger(level) || ((level < min || level > max) && level !== also)) {
+      const range = `between ${min} and ${max}${also !== undefined ? ` or equal to ${also}` : ''}`;
+      throw new ConnectException(
+        `Invalid value ${config[key]} for configuration ${key}: Value must be ${range}`,
+      );
+    }
+    if (name === codec) chosen = level;
+  }
+  return chosen;
 }
 
 /** What the sink tasks' consumer (src/protocol/client/group-consumer.ts) takes from the consumer keys. */

@@ -1,8 +1,9 @@
 /**
  * The producer of one source task: an idempotent, acks=all producer on the protocol
  * client (src/protocol/client/producer.ts), with the compression `compression.type`
- * names, up to `max.in.flight.requests.per.connection` requests in flight, and retries
- * until `delivery.timeout.ms`. Each send is one request's worth of records (the task
+ * names (at its `compression.<codec>.level`), up to
+ * `max.in.flight.requests.per.connection` requests in flight, and retries until
+ * `delivery.timeout.ms`. Each send is one request's worth of records (the task
  * batches by `max.request.size`); sends settle in call order, so acknowledgements, and
  * with them commitRecord and the committable offsets, follow send order.
  *
@@ -68,6 +69,10 @@ export class KafkaSourceProducer implements SourceProducer {
     this.maxInFlight = settings.maxInFlight;
     const options = {
       codec: settings.compression,
+      ...(settings.compressionLevel !== undefined
+        ? { compressionLevel: settings.compressionLevel }
+        : {}),
+      metadataMaxAgeMs: settings.metadataMaxAgeMs,
       requestTimeoutMs: settings.requestTimeoutMs,
       deliveryTimeoutMs: settings.deliveryTimeoutMs,
       retryBackoffMs: settings.retryBackoffMs,

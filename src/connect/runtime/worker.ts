@@ -43,6 +43,7 @@ import { ConnectMetrics, type TaskMetrics } from '../metrics/connect-metrics.ts'
 import { adminEndOffsets } from '../metrics/consumer-lag.ts';
 import type { ConnectorOffsetTopics } from '../storage/connector-offset-topics.ts';
 import type { OffsetBackingStore } from '../storage/offset-backing-store.ts';
+import type { ClientOverridePolicy } from './client-keys.ts';
 import { ConfigProviders } from './config-providers.ts';
 import { unlistedConnectorKeys } from './config-validation.ts';
 import { ConnectorOffsetReader } from './connector-offset-reader.ts';
@@ -61,6 +62,7 @@ import {
   consumerSettings,
   createKafka,
   numberKey,
+  overridePolicy,
   producerSettings,
 } from './kafka-clients.ts';
 import { OffsetStorageWriter } from './offset-storage-writer.ts';
@@ -157,6 +159,8 @@ export class Worker {
   private readonly providers: ConfigProviders;
   /** exactly.once.source.support (exactly-once.ts). */
   readonly exactlyOnce: ExactlyOnceMode;
+  /** connector.client.config.override.policy, for validating connectors' client overrides. */
+  readonly clientOverridePolicy: ClientOverridePolicy;
   /** This worker's metrics (GET /metrics serves them). */
   readonly metrics: ConnectMetrics;
   /** Each source connector's offset store (its own offsets.storage.topic or the worker's). */
@@ -167,6 +171,7 @@ export class Worker {
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId;
     this.exactlyOnce = exactlyOnceMode(o.config);
+    this.clientOverridePolicy = overridePolicy(o.config);
     this.metrics = o.metrics ?? new ConnectMetrics({ clock: o.clock ?? systemClock });
     // Task states feed connector-task-metrics on their way to the herder.
     this.o = { ...o, status: this.metrics.statusListener(o.status) };
@@ -623,7 +628,7 @@ export class Worker {
         withTopicCreationDefaults(manifest, connectorConfig),
       );
       const bootstrap = (worker['bootstrap.servers'] as string[] | undefined) ?? [];
-      const clientId = `connector-producer-${id.connector}-${id.task}`;
+      const clientId = settings.clientId ?? `connector-producer-${id.connector}-${id.task}`;
       const ownOffsetsTopic = this.offsetStores.ownTopic(connectorConfig);
       let producer: KafkaSourceProducer;
       let exactlyOnce: WorkerSourceTaskOptions['exactlyOnce'];
@@ -735,7 +740,8 @@ export class Worker {
     }
     const consumer = new GroupConsumer({
       client: new ClusterClient(worker['bootstrap.servers'] as string[], {
-        clientId: `connector-consumer-${id.connector}-${id.task}`,
+        clientId:
+          consumerKeys['client.id']?.trim() || `connector-consumer-${id.connector}-${id.task}`,
         requestTimeoutMs: settings.requestTimeoutMs,
       }),
       groupId: `connect-${id.connector}`,

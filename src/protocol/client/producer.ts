@@ -62,6 +62,8 @@ export interface RecordAck {
 
 export interface ProducerOptions {
   codec?: CompressionCodec;
+  /** KIP-390's level for `codec` (compression.<codec>.level); undefined: the codec's default. */
+  compressionLevel?: number;
   /** The Produce request's timeout, and how long to wait for its answer (request.timeout.ms). */
   requestTimeoutMs?: number;
   /** How long a send may keep retrying before it fails (delivery.timeout.ms). */
@@ -140,7 +142,8 @@ export class IdempotentProducer {
    * one being encoded.
    */
   private readonly buffers: BufferPool;
-  private readonly o: Required<Omit<ProducerOptions, 'onRetry'>> & Pick<ProducerOptions, 'onRetry'>;
+  private readonly o: Required<Omit<ProducerOptions, 'onRetry' | 'compressionLevel'>> &
+    Pick<ProducerOptions, 'onRetry' | 'compressionLevel'>;
 
   constructor(
     private readonly client: ClusterClient,
@@ -330,6 +333,9 @@ export class IdempotentProducer {
         records: inputs,
         defaultTimestamp: sentAt,
         codec: this.o.codec,
+        ...(this.o.compressionLevel !== undefined
+          ? { compressionLevel: this.o.compressionLevel }
+          : {}),
         producerId: this.producerId,
         producerEpoch: this.producerEpoch,
         baseSequence,

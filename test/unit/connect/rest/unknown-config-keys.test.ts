@@ -130,9 +130,7 @@ describe('validateConnectorConfig and unknown keys', () => {
     const plugins = await testPlugins();
     const config = sourceConfig('src', {
       'producer.override.acks': 'all',
-      'producer.override.linger.ms': '5',
-      'consumer.override.max.poll.records': '10',
-      'admin.override.request.timeout.ms': '1000',
+      'producer.override.linger.ms': '0',
       'key.converter': 'org.apache.kafka.connect.json.JsonConverter',
       'key.converter.schemas.enable': 'false',
       'key.converter.schemas.enabl': 'false',
