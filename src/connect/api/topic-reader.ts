@@ -29,6 +29,7 @@ import {
   ClusterClient,
   KafkaResponseError,
 } from '../../protocol/client/cluster-client.ts';
+import { commitGroupOffsets } from '../../protocol/client/group-offsets.ts';
 import type { Message } from '../../protocol/codec.ts';
 import { ErrorCode } from '../../protocol/error-codes.ts';
 import type { Record as BatchRecord } from '../../protocol/record-batch.ts';
@@ -151,35 +152,15 @@ export class TopicReader {
     const groupId = this.o.groupId;
     if (groupId === null)
       throw new Error(`reader of ${this.describe('')} has no group to commit to`);
-    const conn = await this.client.coordinatorFor(groupId);
-    const answer = await conn.request(ApiKey.OffsetCommit, {
-      groupId,
-      generationId: -1,
-      memberId: '',
-      groupInstanceId: null,
-      retentionTimeMs: -1n,
-      topics: [
-        {
-          name: this.o.topic,
-          partitions: [
-            {
-              partitionIndex: this.partition,
-              committedOffset: BigInt(offset),
-              committedLeaderEpoch: -1,
-              commitTimestamp: -1n,
-              committedMetadata: '',
-            },
-          ],
-        },
-      ],
-    });
-    for (const t of answer.topics as Message[])
-      for (const q of t.partitions as Message[])
-        if (q.errorCode !== 0)
-          throw new KafkaResponseError(
-            q.errorCode,
-            `committing ${this.describe('')} for group ${groupId}`,
-          );
+    const [refused] = await commitGroupOffsets(this.client, groupId, [
+      { topic: this.o.topic, partition: this.partition, offset },
+    ]);
+    if (refused !== undefined) {
+      throw new KafkaResponseError(
+        refused.code,
+        `committing ${this.describe('')} for group ${groupId}`,
+      );
+    }
   }
 
   /** How many partitions the topic has now (0 when it does not exist). */

@@ -7,7 +7,7 @@
  *   - sink connectors: the consumer group `connect-<connector>`,
  *     `{kafka_topic, kafka_partition}` -> `{kafka_offset}` (sink-offset-format.ts); an
  *     alter commits from outside the group and deletes the offsets given as null, a
- *     reset deletes the group (consumer-group-offsets.ts).
+ *     reset deletes the group (src/protocol/client/group-offsets.ts).
  * Order, as in Kafka Connect's Worker.modifyConnectorOffsets: the request is validated
  * whole (400 for any bad entry), then the connector's own `alterOffsets` is asked (its
  * answer picks "framework-managed offsets only" when it does not manage them itself),
@@ -21,6 +21,13 @@
  */
 import type { Admin } from 'kafkajs';
 import type { ClusterClient } from '../../protocol/client/cluster-client.ts';
+import {
+  commitGroupOffsets,
+  deleteGroup,
+  deleteGroupOffsets,
+  describePartitionError,
+  type PartitionError,
+} from '../../protocol/client/group-offsets.ts';
 import { ErrorCode, errorByCode } from '../../protocol/error-codes.ts';
 import type { SinkConnector, SourceConnector } from '../api/connector.ts';
 import { ConnectException } from '../api/errors.ts';
@@ -29,13 +36,6 @@ import { connectorOffsets } from '../runtime/connector-offset-reader.ts';
 import { offsetKey, offsetValue, parseOffsetKey } from '../runtime/offset-keys.ts';
 import type { PluginRegistry } from '../runtime/plugins.ts';
 import type { OffsetBackingStore } from '../storage/offset-backing-store.ts';
-import {
-  commitGroupOffsets,
-  deleteGroup,
-  deleteGroupOffsets,
-  describePartitionError,
-  type PartitionError,
-} from './consumer-group-offsets.ts';
 import {
   type ConnectorConfigMap,
   type ConnectorOffset,

@@ -11,15 +11,18 @@
  * consumer instead, and a failure halfway left that member in the group until its
  * session timed out.
  *
+ * The herder's offsets API (connector-offsets.ts) and the connector API's TopicReader
+ * commit through here.
+ *
  * Requests go to the group's coordinator through the caller's ClusterClient; a
  * coordinator that moved or is still loading is looked up again a few times.
  * Per-partition errors are answered, not thrown: the caller decides what they mean.
  */
-import { ApiKey } from '../../protocol/api-keys.ts';
-import { UnsupportedApiError } from '../../protocol/client/broker-connection.ts';
-import { type ClusterClient, KafkaResponseError } from '../../protocol/client/cluster-client.ts';
-import type { Message } from '../../protocol/codec.ts';
-import { ErrorCode, errorByCode } from '../../protocol/error-codes.ts';
+import { ApiKey } from '../api-keys.ts';
+import type { Message } from '../codec.ts';
+import { ErrorCode, errorByCode } from '../error-codes.ts';
+import { UnsupportedApiError } from './broker-connection.ts';
+import { type ClusterClient, KafkaResponseError } from './cluster-client.ts';
 
 export interface GroupPartition {
   topic: string;
