@@ -21,7 +21,7 @@
  * override with Kafka's message; Principal allows only the SASL keys and
  * security.protocol, which these clients refuse anyway.
  */
-import { editDistance } from './unknown-connector-keys.ts';
+import { nearestKey } from './unknown-connector-keys.ts';
 
 export type ClientKind = 'producer' | 'consumer' | 'admin';
 
@@ -366,7 +366,7 @@ function policyRefuses(policy: ClientOverridePolicy, name: string): boolean {
 export function keyProblem(kind: ClientKind, name: string, value: string): string | undefined {
   const rule = RULES[kind].get(name);
   if (rule === undefined) {
-    const near = nearestClientKey(kind, name);
+    const near = nearestKey(name, RULES[kind].keys());
     return near === undefined
       ? `not supported: ${name} is not a ${kind} config Kafka defines, and nothing here reads it`
       : `not supported: ${name} is not a ${kind} config Kafka defines: did you mean '${near}'?`;
@@ -375,22 +375,6 @@ export function keyProblem(kind: ClientKind, name: string, value: string): strin
   if (rule.kind === 'refused') return `not supported: ${name}: ${rule.reason}`;
   // A fixed key's value is never a secret, and it says which value was refused.
   return rule.accepts(value) ? undefined : `not supported: ${name}=${value}: ${rule.reason}`;
-}
-
-function nearestClientKey(kind: ClientKind, name: string): string | undefined {
-  if (name.length < 4) return undefined;
-  const limit = name.length < 10 ? 1 : 2;
-  let best: string | undefined;
-  let bestDistance = limit + 1;
-  for (const known of RULES[kind].keys()) {
-    if (Math.abs(known.length - name.length) > limit) continue;
-    const d = editDistance(name, known, limit);
-    if (d < bestDistance) {
-      best = known;
-      bestDistance = d;
-    }
-  }
-  return best;
 }
 
 /** The keys a `kind` client reads, for the docs and tests. */

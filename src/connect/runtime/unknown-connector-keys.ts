@@ -127,7 +127,7 @@ function maxDistance(key: string): number {
 }
 
 /** The defined key nearest to `key` within the allowed distance (first by definition order). */
-function nearestKey(key: string, defined: ReadonlySet<string>): string | undefined {
+export function nearestKey(key: string, defined: Iterable<string>): string | undefined {
   const limit = maxDistance(key);
   if (limit === 0) return undefined;
   let best: string | undefined;
