@@ -3,16 +3,21 @@
  * read in chunks by key while streaming goes on, with the DBLog algorithm that
  * Debezium's SignalBasedIncrementalSnapshotChangeEventSource implements.
  *
- * One chunk, in the loop below (its own connection, autocommit):
- *   1. INSERT the open watermark into the signal table (id `<chunk>-open`)
- *   2. SELECT the next chunk.size rows by key, above the last key read and up to
- *      the table's maximum key when its reading began, in key order
- *   3. INSERT the close watermark (id `<chunk>-close`)
- * The loop reads ahead of the stream by up to MAX_WINDOWS_IN_FLIGHT chunks, so a
- * stream that lags (a busy database, a full queue) does not stall the reading: each
- * window's open watermark is inserted after the previous one's close, so in the
- * stream the windows follow one another, never overlap, and each one's rows are held
- * until its close.
+ * The chunk loop below (its own connection, autocommit), one round trip per chunk N:
+ *   1. one transaction: INSERT the close watermark of chunk N-1 (id `<chunk>-close`),
+ *      if one is still to close, then the open watermark of chunk N (`<chunk>-open`)
+ *   2. COPY the next chunk.size rows by key, above the last key read and up to the
+ *      table's maximum key when its reading began, in key order
+ * Both go out in one write (statement-then-copy.ts): the server runs them one after the
+ * other, so the COPY's snapshot is taken after the open watermark committed, as
+ * DBLog needs. Chunk N's close then goes with chunk N+1's open; when there is no next
+ * chunk to open (the snapshot is read to its end, paused, or MAX_WINDOWS_IN_FLIGHT
+ * ahead of the stream) the close goes alone. So there is exactly one open and one
+ * close per chunk, and in the stream the windows follow one another and never
+ * overlap: a close and the next open commit together, close first, and no other
+ * transaction's change falls between them. The loop runs ahead of the stream by up to
+ * MAX_WINDOWS_IN_FLIGHT chunks, so a stream that lags (a busy database, a full queue)
+ * does not stall the reading; each chunk's rows are held until its close.
  * And in the stream (synchronously, in WAL order, from the change event source):
  *   - at the open watermark the window opens;
  *   - while it is open, every change of the table drops the chunk's read of the same
@@ -22,26 +27,31 @@
  *     (source.snapshot "incremental"), right there in the stream, before the close
  *     watermark's own record. A change committed after the close watermark comes
  *     later in the stream, so no read ever overwrites a newer change.
- * The SELECT may finish before or after the stream passes the open watermark: keys
- * are collected from the open watermark on and only applied at the close, after the
- * rows arrived (the close is inserted after the SELECT returned, so it can only be
- * streamed after).
+ * The COPY may finish before or after the stream passes the open watermark: keys are
+ * collected from the open watermark on and only applied at the close, after the rows
+ * arrived (the close is inserted after the COPY returned, so it can only be streamed
+ * after). Only the first window in flight can be open, so a change is looked up in
+ * one set of changed keys; a chunk's reads are checked against it by the first key
+ * field's value first (ChangedKeys), so an unchanged row costs one Set lookup.
  *
  * Offsets (incremental-snapshot-offsets.ts): while a snapshot is under way every
  * streamed record carries its state. A chunk's reads carry the state before the
  * chunk, all but the last, which carries the state after it: a restart from any of
  * them reads the chunk again (at least once), and from the last one goes on with the
- * next chunk. A restart finds the watermarks of the old chunk in the stream again;
- * their ids are not the new chunk's, so they are ignored.
+ * next chunk. A restart finds the watermarks of the old chunks in the stream again;
+ * their ids are not the new chunks', so they are ignored (an open of the old run
+ * that was never closed is only a row in the signal table).
  *
  * Tables: data-collections are regular expressions matched whole against the
  * captured tables' schema.table; one that matches none is logged and skipped. A table
  * whose key is empty (no primary key and no message.key.columns) is skipped with
  * Debezium's warning. stop-snapshot removes tables (all when it names none); the
  * chunk in flight of a removed table is dropped at its close. pause-snapshot stops
- * before the next chunk; resume-snapshot goes on.
+ * before the next chunk (the one read last is closed); resume-snapshot goes on.
  *
- * Memory: at most MAX_WINDOWS_IN_FLIGHT x incremental.snapshot.chunk.size rows.
+ * Memory: at most MAX_WINDOWS_IN_FLIGHT x incremental.snapshot.chunk.size rows (the
+ * chunks read and not yet closed in the stream, the one whose close is not written yet
+ * included), plus the keys changed in the stream while the first of them is open.
  *
  * Owner: the task. start() once when streaming starts, stop() once (it ends the loop's
  * wait and its connection); every stream-side method is called on the event loop from
@@ -49,8 +59,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
-import { type SourceRecord, Wakeup } from '../../../src/connect/api/index.ts';
+import {
+  type OffsetValue,
+  type SourceOffset,
+  type SourceRecord,
+  Wakeup,
+} from '../../../src/connect/api/index.ts';
 import { CopyTextParser } from './copy-text-parser.ts';
 import { type ChangePosition, type EventContext, readRecordMaker } from './event-builder.ts';
 import {
@@ -70,6 +84,7 @@ import {
 } from './signals/signal-processor.ts';
 import { qualifiedName } from './signals/signal-table.ts';
 import { describeTable } from './snapshot-reader.ts';
+import { StatementThenCopy } from './statement-then-copy.ts';
 import type { TableFilter, TableId } from './table-filter.ts';
 import { capturedColumnsOnly, type TableSchema } from './table-schema.ts';
 import { SESSION_OPTIONS } from './text-values.ts';
@@ -102,20 +117,32 @@ const textTypes = {
   getTypeParser: () => (value: string) => value,
 } as unknown as pg.CustomTypesConfig;
 
+/** A table as the chunks read it: its captured columns only, readers compiled once. */
+interface ReadTable {
+  table: TableSchema;
+  captured: TableSchema;
+  /** The key columns' places in a row of `captured` (each key column is a captured one). */
+  keyPositions: number[];
+  /** The first key field, whose value prefilters the changed keys (ChangedKeys). */
+  firstKeyField: string | null;
+}
+
 interface Window {
   chunkId: string;
   collection: SnapshotCollection;
-  table: TableSchema;
+  table: ReadTable;
   open: boolean;
-  /** Keys (keyText) changed in the stream since the window opened. */
-  changed: Set<string>;
-  /** The chunk's rows (captured columns, then the key columns), once read. */
+  /** Keys changed in the stream since the window opened. */
+  changed: ChangedKeys;
+  /** The chunk's rows (the captured columns), once read. */
   rows: ColumnValue[][] | null;
   /** The table's maximum key, and the key of the chunk's last row (null: no row). */
   maxKey: string[];
   endKey: string[] | null;
   /** Whether the chunk reached the end of the table (fewer rows than a chunk). */
   lastOfTable: boolean;
+  /** When its open watermark was written (the watermarks' data). */
+  openedAt: string;
 }
 
 /** Where the loop reads next: ahead of the stream by the windows in flight. */
@@ -128,6 +155,8 @@ interface Cursor {
 export class IncrementalSnapshot implements SnapshotSignals {
   /** What the stream has delivered: the state the offsets carry. */
   private state: IncrementalSnapshotState = { collections: [], lastKey: null, maxKey: null };
+  /** The offset fields of `state`, asked for by every streamed change: made once per change of it. */
+  private fields: Readonly<Record<string, OffsetValue>> | null | undefined;
   private cursor: Cursor | null = null;
   /** Tables the loop has read to their end, their last windows maybe still in flight. */
   private readonly readToEnd = new Set<string>();
@@ -135,9 +164,11 @@ export class IncrementalSnapshot implements SnapshotSignals {
   private stopping = false;
   /** Chunks read and watermarked, in WAL order; the first one is the next to close. */
   private readonly windows: Window[] = [];
+  /** The chunk last read, whose close watermark goes out with the next chunk's open. */
+  private unclosed: Window | null = null;
   private loop: Promise<void> | null = null;
   private readonly wakeup = new Wakeup();
-  private readonly described = new Map<string, TableSchema>();
+  private readonly described = new Map<string, ReadTable>();
   /** Rows delivered by this task's incremental snapshots. */
   rowsRead = 0;
 
@@ -148,6 +179,7 @@ export class IncrementalSnapshot implements SnapshotSignals {
     const state = stateFromOffset(offset);
     if (!state || state.collections.length === 0) return;
     this.state = state;
+    this.stateChanged();
     this.cursor = { id: state.collections[0].id, lastKey: state.lastKey, maxKey: state.maxKey };
     this.o.log.info(
       `incremental snapshot resumed: ${state.collections.map((c) => c.id).join(', ')}`,
@@ -155,8 +187,14 @@ export class IncrementalSnapshot implements SnapshotSignals {
   }
 
   /** The offset fields every streamed record carries now; null when none is under way. */
-  offsetFields() {
-    return stateOffsetFields(this.state);
+  offsetFields(): Readonly<Record<string, OffsetValue>> | null {
+    this.fields ??= stateOffsetFields(this.state);
+    return this.fields;
+  }
+
+  /** Every change of `state` drops the offset fields made of it. */
+  private stateChanged(): void {
+    this.fields = undefined;
   }
 
   start(): void {
@@ -196,6 +234,7 @@ export class IncrementalSnapshot implements SnapshotSignals {
       }
     }
     if (added.length > 0) {
+      this.stateChanged();
       this.o.log.info(`incremental snapshot of ${added.join(', ')} requested`);
       this.wakeup.wake();
     }
@@ -208,6 +247,7 @@ export class IncrementalSnapshot implements SnapshotSignals {
     );
     if (stopped.length === 0) return;
     this.state.collections = this.state.collections.filter((c) => !stopped.includes(c));
+    this.stateChanged();
     if (this.state.collections[0]?.id !== first) {
       this.state.lastKey = null;
       this.state.maxKey = null;
@@ -239,8 +279,10 @@ export class IncrementalSnapshot implements SnapshotSignals {
   /** A change of a captured table, in stream order: drops the open chunk's read of its key. */
   observe(table: TableId, records: readonly SourceRecord[]): void {
     const w = this.windows[0];
-    if (!w?.open || w.table.id.schema !== table.schema || w.table.id.table !== table.table) return;
-    for (const r of records) if (r.key != null) w.changed.add(keyText(r.key));
+    if (!w?.open) return;
+    const id = w.table.table.id;
+    if (id.schema !== table.schema || id.table !== table.table) return;
+    for (const r of records) if (r.key != null) w.changed.add(r.key);
   }
 
   closeWindow(chunkId: string, at: SignalPosition): SourceRecord[] {
@@ -250,19 +292,15 @@ export class IncrementalSnapshot implements SnapshotSignals {
     this.wakeup.wake();
     const dropped = this.state.collections[0]?.id !== w.collection.id;
     if (dropped) return [];
-    const before = stateOffsetFields(this.state);
-    const reads = this.reads(w, at);
+    const before = { ...at.offset, ...this.offsetFields() };
     if (w.lastOfTable) this.finishTable(w.collection);
     else {
       this.state.lastKey = w.endKey;
       this.state.maxKey = w.maxKey;
+      this.stateChanged();
     }
-    const after = stateOffsetFields(this.state);
-    // All but the last read repeat the chunk on a restart; the last one moves past it.
-    return reads.map((r, i) => ({
-      ...r,
-      sourceOffset: { ...r.sourceOffset, ...(i === reads.length - 1 ? after : before) },
-    }));
+    const after = { ...at.offset, ...this.offsetFields() };
+    return this.reads(w, at, before, after);
   }
 
   // --- the chunk loop ---
@@ -285,7 +323,10 @@ export class IncrementalSnapshot implements SnapshotSignals {
       while (!this.stopping) {
         const collection = this.nextToRead();
         if (!collection || this.paused || this.windows.length >= MAX_WINDOWS_IN_FLIGHT) {
-          await this.wakeup.wait(IDLE_WAIT_MS);
+          // No next chunk to open with it: the last one read closes alone.
+          const close = this.watermarks(client, null);
+          if (close !== null) await client.query(close);
+          else await this.wakeup.wait(IDLE_WAIT_MS);
           continue;
         }
         await this.readChunk(client, registry, collection);
@@ -313,8 +354,9 @@ export class IncrementalSnapshot implements SnapshotSignals {
     collection: SnapshotCollection,
   ): Promise<void> {
     const cursor = this.cursor as Cursor;
-    const table = await this.describe(client, registry, collection);
-    if (table === null) return;
+    const read = await this.describe(client, registry, collection);
+    if (read === null) return;
+    const table = read.table;
     const keys = table.keyColumns.map((c) => client.escapeIdentifier(c.name));
     if (keys.length === 0) {
       this.o.log.warn(
@@ -337,7 +379,7 @@ export class IncrementalSnapshot implements SnapshotSignals {
       }
       cursor.maxKey = (max.rows[0] as string[]).map(String);
     }
-    const captured = capturedColumnsOnly(table).columns.map((c) => client.escapeIdentifier(c.name));
+    const captured = read.captured.columns.map((c) => client.escapeIdentifier(c.name));
     // Literals, not parameters: COPY takes none. Postgres reads each text form back as
     // the key column's type (an untyped literal takes the type it is compared with).
     const tuple = (values: string[]) =>
@@ -348,49 +390,42 @@ export class IncrementalSnapshot implements SnapshotSignals {
     const window: Window = {
       chunkId: randomUUID(),
       collection,
-      table,
+      table: read,
       open: false,
-      changed: new Set(),
+      changed: new ChangedKeys(read.firstKeyField),
       rows: null,
       maxKey: cursor.maxKey,
       endKey: null,
       lastOfTable: false,
+      openedAt: new Date().toISOString(),
     };
     // In flight from its open watermark on: the stream may reach it before the rows arrive.
     this.windows.push(window);
-    const openedAt = new Date().toISOString();
-    await this.watermark(
-      client,
-      `${window.chunkId}-open`,
-      WINDOW_OPEN,
-      { openWindowTimestamp: openedAt },
-      false,
+    // The watermarks, then the chunk in the same round trip (statement-then-copy.ts): the
+    // COPY starts once they committed. COPY, as the initial snapshot reads
+    // (snapshot-reader.ts): the same text as pgoutput sends, parsed in bulk, rather than
+    // a result row object per row.
+    const chunk = new StatementThenCopy(
+      this.watermarks(client, window) as string,
+      `COPY (SELECT ${captured.join(', ')} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${keys.join(', ')} LIMIT ${Math.trunc(this.o.chunkSize)}) TO STDOUT`,
+      new CopyTextParser(captured.length),
     );
-    // COPY, as the initial snapshot reads (snapshot-reader.ts): the same text as pgoutput
-    // sends, parsed in bulk, rather than a result row object per row.
-    const width = captured.length;
-    const rows = await copyRows(
-      client,
-      `SELECT ${[...captured, ...keys].join(', ')} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${keys.join(', ')} LIMIT ${Math.trunc(this.o.chunkSize)}`,
-      width + keys.length,
-    );
-    window.endKey =
-      rows.length > 0 ? (rows[rows.length - 1] as string[]).slice(width).map(String) : null;
+    client.query(chunk);
+    const rows = await chunk.done;
+    const lastRow = rows[rows.length - 1];
+    window.endKey = lastRow ? read.keyPositions.map((p) => String(lastRow[p])) : null;
     window.lastOfTable = rows.length < this.o.chunkSize;
     window.rows = rows;
     cursor.lastKey = window.endKey ?? cursor.lastKey;
     if (window.lastOfTable) this.readToEnd.add(collection.id);
-    await this.watermark(client, `${window.chunkId}-close`, WINDOW_CLOSE, {
-      openWindowTimestamp: openedAt,
-      closeWindowTimestamp: new Date().toISOString(),
-    });
+    this.unclosed = window;
   }
 
   private async describe(
     client: pg.Client,
     registry: TypeRegistry,
     collection: SnapshotCollection,
-  ): Promise<TableSchema | null> {
+  ): Promise<ReadTable | null> {
     const known = this.described.get(collection.id);
     if (known) return known;
     const [schema, name] = splitId(collection.id);
@@ -406,8 +441,15 @@ export class IncrementalSnapshot implements SnapshotSignals {
         },
       );
       this.o.onTable?.(table);
-      this.described.set(collection.id, table);
-      return table;
+      const captured = capturedColumnsOnly(table);
+      const read: ReadTable = {
+        table,
+        captured,
+        keyPositions: captured.keyColumns.map((c) => c.position),
+        firstKeyField: captured.keyColumns[0]?.field ?? null,
+      };
+      this.described.set(collection.id, read);
+      return read;
     } catch (e) {
       this.o.log.warn(
         `Schema not found for table '${collection.id}': ${e instanceof Error ? e.message : String(e)}; skipped`,
@@ -418,29 +460,53 @@ export class IncrementalSnapshot implements SnapshotSignals {
   }
 
   /**
-   * Inserts a watermark row. The open one commits without waiting for its WAL flush
-   * (`synchronous`: false): the close one's flush, which is waited for, flushes it too,
-   * and the stream cannot act on an open before its close anyway. One round trip either way.
+   * The SQL of one transaction with the close watermark of the chunk last read (if
+   * any, and it counts as written from now on) and the open watermark of `next` (if
+   * any); null when there is neither. In the stream the close comes first, so the
+   * windows follow one another and never overlap, and no other transaction's change
+   * falls between the two. A transaction with a close commits synchronously (the
+   * stream sees it only once its WAL is flushed); an open alone does not wait for its
+   * flush: the next close's flush flushes it too, and the stream cannot act on an
+   * open before its close anyway.
    */
-  private async watermark(
-    client: pg.Client,
-    id: string,
-    type: string,
-    data: Record<string, string>,
-    synchronous = true,
-  ): Promise<void> {
+  private watermarks(client: pg.Client, next: Window | null): string | null {
     const signal = qualifiedName(this.o.signalTable, (n) => client.escapeIdentifier(n));
-    const values = [id, type, JSON.stringify(data)].map((v) => client.escapeLiteral(v)).join(', ');
-    const insert = `INSERT INTO ${signal} VALUES (${values})`;
-    await client.query(
-      synchronous ? insert : `BEGIN; SET LOCAL synchronous_commit TO off; ${insert}; COMMIT`,
-    );
+    const insert = (id: string, type: string, data: Record<string, string>) => {
+      const values = [id, type, JSON.stringify(data)].map((v) => client.escapeLiteral(v));
+      return `INSERT INTO ${signal} VALUES (${values.join(', ')})`;
+    };
+    const inserts: string[] = [];
+    const closing = this.unclosed;
+    this.unclosed = null;
+    if (closing)
+      inserts.push(
+        insert(`${closing.chunkId}-close`, WINDOW_CLOSE, {
+          openWindowTimestamp: closing.openedAt,
+          closeWindowTimestamp: new Date().toISOString(),
+        }),
+      );
+    if (next)
+      inserts.push(
+        insert(`${next.chunkId}-open`, WINDOW_OPEN, { openWindowTimestamp: next.openedAt }),
+      );
+    if (inserts.length === 0) return null;
+    // Several statements of one simple query are one transaction.
+    return closing
+      ? inserts.join('; ')
+      : `BEGIN; SET LOCAL synchronous_commit TO off; ${inserts[0]}; COMMIT`;
   }
 
-  /** The chunk's reads whose keys did not change while the window was open. */
-  private reads(w: Window, at: SignalPosition): SourceRecord[] {
-    const table = capturedColumnsOnly(w.table);
-    const width = table.columns.length;
+  /**
+   * The chunk's reads whose keys did not change while the window was open. All but the
+   * last carry `before` (a restart from them reads the chunk again), the last `after`
+   * (a restart from it goes on past the chunk). Every read of one offset shares it.
+   */
+  private reads(
+    w: Window,
+    at: SignalPosition,
+    before: SourceOffset,
+    after: SourceOffset,
+  ): SourceRecord[] {
     const position: ChangePosition = {
       commitTimeMicros: at.commitTimeMicros,
       snapshot: 'incremental',
@@ -448,14 +514,19 @@ export class IncrementalSnapshot implements SnapshotSignals {
       lsn: at.lsn,
       lastCommitLsn: null,
     };
-    const read = readRecordMaker(this.o.context, table, position, at.offset);
+    const captured = w.table.captured;
+    const read = readRecordMaker(this.o.context, captured, position, before);
     const out: SourceRecord[] = [];
-    const anyChanged = w.changed.size > 0;
+    const changed = w.changed;
+    let last: ColumnValue[] | null = null;
     for (const row of w.rows ?? []) {
-      const record = read(row.slice(0, width));
-      if (anyChanged && record.key != null && w.changed.has(keyText(record.key))) continue;
+      const record = read(row);
+      if (changed.size > 0 && record.key != null && changed.has(record.key)) continue;
       out.push(record);
+      last = row;
     }
+    if (last !== null)
+      out[out.length - 1] = readRecordMaker(this.o.context, captured, position, after)(last);
     this.rowsRead += out.length;
     return out;
   }
@@ -471,6 +542,7 @@ export class IncrementalSnapshot implements SnapshotSignals {
   private finishTable(collection: SnapshotCollection): void {
     const i = this.state.collections.findIndex((c) => c.id === collection.id);
     if (i >= 0) this.state.collections.splice(i, 1);
+    this.stateChanged();
     if (i === 0) {
       this.state.lastKey = null;
       this.state.maxKey = null;
@@ -479,23 +551,6 @@ export class IncrementalSnapshot implements SnapshotSignals {
     this.o.log.info(`incremental snapshot of ${collection.id} done`);
     if (this.state.collections.length === 0) this.o.log.info('incremental snapshot done');
   }
-}
-
-/** The rows of `select` through COPY in text format, each as its fields' text. */
-async function copyRows(
-  client: pg.Client,
-  select: string,
-  columns: number,
-): Promise<ColumnValue[][]> {
-  const parser = new CopyTextParser(columns);
-  const rows: ColumnValue[][] = [];
-  const copy = client.query(copyTo(`COPY (${select}) TO STDOUT`));
-  for await (const data of copy as AsyncIterable<Buffer>) {
-    parser.push(data);
-    for (let row = parser.nextRow(); row !== null; row = parser.nextRow()) rows.push(row);
-  }
-  parser.end();
-  return rows;
 }
 
 /** How many chunks may be read ahead of the stream (each held in memory until its close). */
@@ -510,7 +565,60 @@ function splitId(id: string): [string, string] {
   return [id.slice(0, dot), id.slice(dot + 1)];
 }
 
+/**
+ * The keys of one table changed in the stream while a window is open. Asked once per
+ * row of the chunk: the first key field's value, when a primitive, is looked up in a
+ * Set first, so a row whose key did not change costs one lookup, not its key's text;
+ * only a row that shares a first value with a change is compared whole (keyText).
+ */
+class ChangedKeys {
+  private readonly firsts = new Set<unknown>();
+  private readonly whole = new Set<string>();
+
+  constructor(private readonly firstField: string | null) {}
+
+  get size(): number {
+    return this.whole.size;
+  }
+
+  add(key: unknown): void {
+    this.whole.add(keyText(key));
+    const first = this.first(key);
+    if (first !== undefined) this.firsts.add(first);
+  }
+
+  has(key: unknown): boolean {
+    const first = this.first(key);
+    if (first !== undefined && !this.firsts.has(first)) return false;
+    return this.whole.has(keyText(key));
+  }
+
+  /** The first field's value when a primitive (a Set compares those by value). */
+  private first(key: unknown): unknown {
+    if (this.firstField === null || typeof key !== 'object' || key === null) return undefined;
+    const v = (key as Record<string, unknown>)[this.firstField];
+    return v === null || (typeof v !== 'object' && typeof v !== 'function') ? v : undefined;
+  }
+}
+
 /** A record key as text, for equality (bigints and bytes included). */
 export function keyText(key: unknown): string {
-  return JSON.stringify(key, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+  // The replacer (a call per value) only where a bigint may be: the text is the same.
+  return JSON.stringify(key, plainKey(key) ? undefined : bigintText);
+}
+
+function bigintText(_k: string, v: unknown): unknown {
+  return typeof v === 'bigint' ? `${v}n` : v;
+}
+
+/** A struct of strings, numbers, booleans and nulls only (no bigint anywhere in it). */
+function plainKey(key: unknown): boolean {
+  if (typeof key !== 'object' || key === null) return typeof key !== 'bigint';
+  if (Array.isArray(key) || ArrayBuffer.isView(key)) return false;
+  for (const k in key) {
+    const v = (key as Record<string, unknown>)[k];
+    if (v !== null && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
+      return false;
+  }
+  return true;
 }

@@ -172,6 +172,33 @@ describe('incremental snapshots from the signal table (real Postgres)', () => {
     expect(readIds.has(11)).toBe(true);
   });
 
+  it('a change committed with the watermarks, after a chunk opens, drops that chunk’s read of its key', async () => {
+    // A chunk's open watermark goes in one transaction with the previous chunk's close;
+    // a trigger on the k-th open updates a row of the k-th chunk (ids 100k-99..100k)
+    // right after it, in that transaction: the update must drop the chunk's read.
+    const { db, sql } = await database(`${ddl(1000)}
+      CREATE TABLE opens (n int NOT NULL); INSERT INTO opens VALUES (0);
+      CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE k int;
+      BEGIN
+        UPDATE opens SET n = n + 1 RETURNING n INTO k;
+        UPDATE t SET v = v + 1 WHERE id = k * 100 - 50;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER bump AFTER INSERT ON debezium_signal FOR EACH ROW
+        WHEN (NEW.type = 'snapshot-window-open') EXECUTE FUNCTION bump();`);
+    const driver = await run(db);
+    await signal(sql, 'ad-hoc-bump', 'execute-snapshot', { 'data-collections': ['public.t'] });
+    const delivered = await driver.pollUntil('the snapshot to end', snapshotDone);
+
+    expect(compacted(delivered)).toEqual(await tableContent(sql));
+    const readIds = delivered
+      .filter((r) => r.topic === TOPIC && isRead(r))
+      .map((r) => (r.key as { id: number }).id);
+    expect(readIds.filter((id) => id % 100 === 50)).toEqual([]);
+    expect(readIds).toHaveLength(990);
+  });
+
   it('resumes at the last chunk after a crash, from the offsets, and ends equal to the table', async () => {
     const { db, sql } = await database(ddl(2000));
     const offsets = new InMemoryOffsets();
