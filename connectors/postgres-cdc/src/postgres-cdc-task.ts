@@ -665,11 +665,8 @@ export class PostgresCdcSourceTask implements SourceTask {
         this.handedOn = true;
         this.queue.push(records);
       },
-      offsetAt: (at) => ({
-        ...at.offset,
-        ...this.incremental?.offsetFields(),
-        ...this.kafkaSignals?.offsetFields(),
-      }),
+      // The state as it is now; a stale one in the stream's last offset goes.
+      offsetAt: (at) => withState(withoutState(at.offset), this.taskState()),
       onTable: (table) => this.onTable(table),
       onProgress: (p) => this.onProgress(p),
       onTableDone: (id) => this.onTableDone(id),
@@ -754,19 +751,24 @@ export class PostgresCdcSourceTask implements SourceTask {
   }
 
   /**
-   * Streamed records with the task's own state in their offsets, in one copy: the
-   * incremental snapshot's while one is under way (a window's reads come with theirs
-   * already, incremental-snapshot.ts) and the kafka signal channel's position once it
-   * has one (kafka-signal-channel.ts).
+   * The task's own offset fields as they are now: the incremental snapshot's state
+   * while one is under way, and the kafka signal channel's position once it has one
+   * (kafka-signal-channel.ts). Records and heartbeats carry them (withState).
    */
+  private taskState(): TaskState {
+    return {
+      snapshot: this.incremental?.offsetFields(),
+      signals: this.kafkaSignals?.offsetFields(),
+    };
+  }
+
+  /** Streamed records with the task's own state in their offsets, in one copy. */
   private withTaskState(records: SourceRecord[]): SourceRecord[] {
-    const snapshot = this.incremental?.offsetFields();
-    const signals = this.kafkaSignals?.offsetFields();
-    if (!snapshot && !signals) return records;
+    const state = this.taskState();
+    if (!state.snapshot && !state.signals) return records;
     return records.map((r) => {
-      const own = snapshot && !(COLLECTIONS in r.sourceOffset) ? snapshot : undefined;
-      if (!own && !signals) return r;
-      return { ...r, sourceOffset: { ...r.sourceOffset, ...own, ...signals } };
+      const offset = withState(r.sourceOffset, state);
+      return offset === r.sourceOffset ? r : { ...r, sourceOffset: offset };
     });
   }
 
@@ -841,9 +843,7 @@ export class PostgresCdcSourceTask implements SourceTask {
     // kafka channel, whose position it carries): it carries the task's state as it is
     // now, not as of the last record, or a restart from it would pass over the signal
     // and forget the snapshot it started.
-    const snapshot = this.incremental?.offsetFields();
-    const signals = this.kafkaSignals?.offsetFields();
-    const offset = { ...withoutState(beat.sourceOffset), ...snapshot, ...signals };
+    const offset = withState(withoutState(beat.sourceOffset), this.taskState());
     this.queue.push([{ ...beat, sourceOffset: offset }]);
     const query = this.s.heartbeatActionQuery;
     const catalog = runner.catalog;
@@ -939,4 +939,20 @@ function isWatermark(signal: SignalRecord): boolean {
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The task's own offset fields (PostgresCdcSourceTask.taskState); undefined: none now. */
+interface TaskState {
+  readonly snapshot: SourceOffset | null | undefined;
+  readonly signals: SourceOffset | null | undefined;
+}
+
+/**
+ * `offset` with `state` in it; `offset` itself when there is nothing to add. An offset
+ * with a snapshot state of its own (a window's read, incremental-snapshot.ts) keeps it.
+ */
+function withState(offset: SourceOffset, state: TaskState): SourceOffset {
+  const snapshot = state.snapshot && !(COLLECTIONS in offset) ? state.snapshot : undefined;
+  if (!snapshot && !state.signals) return offset;
+  return { ...offset, ...snapshot, ...state.signals };
 }
