@@ -15,11 +15,19 @@
  *   - anything else: passed through, and listed once when the connector starts
  *     (Worker.startConnector), in Kafka's AbstractConfig.logUnused words.
  *
- * Never flagged: keys under the prefixes the runtime reads or passes on (converters',
- * transforms', predicates', errors.*, the client overrides, topic creation, exactly-once
- * keys, topics*), since their keys depend on the plugins configured there; and a key
- * that already has an error (the connector's own validate refusing an unsupported
- * Debezium key says more than a guess would).
+ * Keys under a transformation's or predicate's prefix (`transforms.<alias>.`,
+ * `predicates.<alias>.`) for an alias the config lists and whose type resolves: one
+ * that plugin does not define is refused, a typo with the guess, any other as not
+ * supported, naming the keys the plugin has (nothing else reads them, so Debezium's
+ * `transforms.unwrap.route.by.field` would do nothing); `version` (KIP-891) is let
+ * through.
+ *
+ * Never flagged: keys under the other prefixes the runtime reads or passes on
+ * (converters', errors.*, the client overrides, checked by client-keys.ts, topic
+ * creation, exactly-once keys, topics*, and transforms or predicates the config does
+ * not list), since their keys depend on the plugins configured there; and a key that
+ * already has an error (the connector's own validate refusing an unsupported Debezium
+ * key says more than a guess would).
  *
  * Distance is the optimal string alignment distance (Levenshtein plus adjacent
  * transpositions, the commonest typo): at most 1 for keys shorter than 10 characters,
@@ -28,6 +36,7 @@
  */
 import type { AnyConfigDef } from '../../config/config-def.ts';
 import type { SinkConnectorManifest, SourceConnectorManifest } from '../api/plugin-manifest.ts';
+import { rawList } from './connector-config.ts';
 import type { PluginRegistry } from './plugins.ts';
 
 /**
@@ -91,8 +100,16 @@ export function unknownConnectorKeys(
   const errors: UnknownKeyError[] = [];
   const unlisted: string[] = [];
   let others: Map<string, string> | undefined;
+  const configured = configuredPlugins(plugins, raw);
   for (const key of Object.keys(raw)) {
-    if (defined.has(key) || skip.has(key) || isRuntimeKey(key)) continue;
+    if (defined.has(key) || skip.has(key)) continue;
+    const plugin = configured.find((p) => key.startsWith(p.prefix));
+    if (plugin !== undefined) {
+      if (skip.has(`${plugin.prefix}type`) || key === `${plugin.prefix}version`) continue;
+      errors.push({ key, message: pluginKeyMessage(key, plugin, defined) });
+      continue;
+    }
+    if (isRuntimeKey(key)) continue;
     const near = nearestKey(key, defined);
     if (near !== undefined) {
       errors.push({ key, message: `unknown key '${key}': did you mean '${near}'?` });
@@ -110,6 +127,56 @@ export function unknownConnectorKeys(
     unlisted.push(key);
   }
   return { errors, unlisted };
+}
+
+/** A transformation or predicate the config uses, under its alias's prefix. */
+interface ConfiguredPlugin {
+  /** `transforms.<alias>.` or `predicates.<alias>.`. */
+  prefix: string;
+  /** Its type as the config names it. */
+  className: string;
+}
+
+/**
+ * The transformations and predicates the config lists whose type resolves to a plugin:
+ * only they read the keys under their prefix (keys of an alias not listed stay unread,
+ * as in Kafka, and an unknown type has its own error).
+ */
+function configuredPlugins(
+  plugins: PluginRegistry,
+  raw: Readonly<Record<string, unknown>>,
+): ConfiguredPlugin[] {
+  const out: ConfiguredPlugin[] = [];
+  for (const [list, kind] of [
+    ['transforms', 'transformation'],
+    ['predicates', 'predicate'],
+  ] as const) {
+    for (const alias of new Set(rawList(raw, list))) {
+      const prefix = `${list}.${alias}.`;
+      const cls = raw[`${prefix}type`];
+      const manifest = typeof cls === 'string' ? plugins.findOfType(cls, kind) : undefined;
+      if (manifest !== undefined) out.push({ prefix, className: String(cls) });
+    }
+  }
+  // The longest prefix first, should one alias be a prefix of another (`a` and `a.b`).
+  return out.sort((a, b) => b.prefix.length - a.prefix.length);
+}
+
+/**
+ * Why a key under a configured plugin's prefix that the plugin does not define is
+ * refused: nothing else reads it, so a Debezium or Kafka SMT key this runtime's
+ * implementation lacks (ExtractNewRecordState's route.by.field) would do nothing.
+ */
+function pluginKeyMessage(
+  key: string,
+  plugin: ConfiguredPlugin,
+  defined: ReadonlySet<string>,
+): string {
+  const own = [...defined].filter((d) => d.startsWith(plugin.prefix));
+  const near = nearestKey(key, own);
+  if (near !== undefined) return `unknown key '${key}': did you mean '${near}'?`;
+  const keys = own.map((d) => d.slice(plugin.prefix.length));
+  return `not supported: ${key}: ${plugin.className} here does not implement '${key.slice(plugin.prefix.length)}' (its keys: ${keys.join(', ')})`;
 }
 
 /** Kafka's AbstractConfig.logUnused line, for a key passed through unread by the runtime. */

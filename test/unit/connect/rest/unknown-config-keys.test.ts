@@ -153,6 +153,34 @@ describe('validateConnectorConfig and unknown keys', () => {
     expect(configErrorMessages(infos)).toEqual([]);
   });
 
+  it('a key a configured transformation or predicate does not define is refused; an unlisted alias stays unread', async () => {
+    const plugins = await testPlugins();
+    const infos = validateConnectorConfig(
+      plugins,
+      sinkConfig('snk', {
+        transforms: 'unwrap,route',
+        'transforms.unwrap.type': 'io.debezium.transforms.ExtractNewRecordState',
+        'transforms.unwrap.add.fields': 'op',
+        'transforms.unwrap.route.by.field': 'table',
+        'transforms.unwrap.add.fieldz': 'lsn',
+        'transforms.unwrap.version': '2.7.0',
+        'transforms.route.type': 'org.apache.kafka.connect.transforms.RegexRouter',
+        'transforms.route.regex': 'a',
+        'transforms.route.replacement': 'b',
+        'transforms.unused.whatever': 'x',
+        predicates: 'tomb',
+        'predicates.tomb.type': 'org.apache.kafka.connect.transforms.predicates.RecordIsTombstone',
+        'predicates.tomb.pattern': 'x',
+      }),
+      alone,
+    );
+    expect(configErrorMessages(infos)).toEqual([
+      "not supported: transforms.unwrap.route.by.field: io.debezium.transforms.ExtractNewRecordState here does not implement 'route.by.field' (its keys: type, predicate, negate, delete.tombstone.handling.mode, delete.handling.mode, drop.tombstones, add.fields, add.fields.prefix, add.headers, add.headers.prefix)",
+      "unknown key 'transforms.unwrap.add.fieldz': did you mean 'transforms.unwrap.add.fields'?",
+      "not supported: predicates.tomb.pattern: org.apache.kafka.connect.transforms.predicates.RecordIsTombstone here does not implement 'pattern' (its keys: type)",
+    ]);
+  });
+
   it("a source's offsets.storage.topic is refused by name in standalone mode, accepted in distributed mode", async () => {
     const plugins = await testPlugins();
     const config = sourceConfig('src', { 'offsets.storage.topic': 'my-offsets' });
