@@ -467,11 +467,18 @@ export class ChangeEventSource {
     // Records of one change share its LSN. Only the last may say the change is done
     // (lsn_proc = its LSN): if the runtime stored the offset of a delete but not yet
     // of its tombstone, a restart must send the whole change again, not skip it.
+    // Records that share an offset (a window's reads) share its copy; reads released at
+    // a close watermark come with lsn_proc set already (incremental-snapshot.ts).
+    let given: SourceOffset | null = null;
+    let made: SourceOffset | null = null;
     for (let i = 0; i < out.length - 1; i++) {
-      out[i] = {
-        ...out[i],
-        sourceOffset: { ...out[i].sourceOffset, lsn_proc: lsn - 1, ...prior },
-      };
+      const offset = out[i].sourceOffset;
+      if (prior === null && offset.lsn_proc === lsn - 1) continue;
+      if (offset !== given) {
+        given = offset;
+        made = { ...offset, lsn_proc: lsn - 1, ...prior };
+      }
+      out[i] = { ...out[i], sourceOffset: made as SourceOffset };
     }
     const tx = this.tx;
     const counts = tx?.counts;

@@ -292,14 +292,17 @@ export class IncrementalSnapshot implements SnapshotSignals {
     this.wakeup.wake();
     const dropped = this.state.collections[0]?.id !== w.collection.id;
     if (dropped) return [];
-    const before = { ...at.offset, ...this.offsetFields() };
+    // The reads go out before the close watermark's record, at its LSN: not done with
+    // it (lsn_proc one before), as the change event source would make them anyway.
+    const base = { ...at.offset, lsn_proc: at.lsn - 1 };
+    const before = { ...base, ...this.offsetFields() };
     if (w.lastOfTable) this.finishTable(w.collection);
     else {
       this.state.lastKey = w.endKey;
       this.state.maxKey = w.maxKey;
       this.stateChanged();
     }
-    const after = { ...at.offset, ...this.offsetFields() };
+    const after = { ...base, ...this.offsetFields() };
     return this.reads(w, at, before, after);
   }
 
