@@ -436,6 +436,17 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
     group: 'Snapshot',
   }),
   define<string>({
+    name: 'incremental.snapshot.watermarking.strategy',
+    type: 'string',
+    default: 'insert_insert',
+    validator: oneOf('insert_insert', 'insert_delete'),
+    doc:
+      "How an incremental snapshot's chunks are watermarked in signal.data.collection: " +
+      'insert_insert (an open and a close row per chunk, both kept) or insert_delete (an open ' +
+      'row per chunk, deleted as its close, so the table does not grow).',
+    group: 'Snapshot',
+  }),
+  define<string>({
     name: 'signal.data.collection',
     type: 'string',
     default: null,
@@ -775,6 +786,9 @@ export interface SnapshotReadSettings {
   maxThreads?: number;
 }
 
+/** incremental.snapshot.watermarking.strategy (Debezium's values). */
+export type WatermarkingStrategy = 'insert_insert' | 'insert_delete';
+
 export interface PostgresCdcSettings {
   connection: {
     host: string;
@@ -810,6 +824,8 @@ export interface PostgresCdcSettings {
   snapshotFetchSize: number;
   /** incremental.snapshot.chunk.size. */
   incrementalChunkSize: number;
+  /** incremental.snapshot.watermarking.strategy. */
+  watermarking: WatermarkingStrategy;
   /** signal.data.collection, when set (the source signal channel). */
   signalTable: { schema: string; table: string } | null;
   /** signal.enabled.channels and the kafka and file channels' keys. */
@@ -913,6 +929,7 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     streamingDelayMs: n('streaming.delay.ms'),
     snapshotFetchSize: n('snapshot.fetch.size'),
     incrementalChunkSize: n('incremental.snapshot.chunk.size'),
+    watermarking: e('incremental.snapshot.watermarking.strategy') as WatermarkingStrategy,
     signalTable: signalTable(v['signal.data.collection'] as string | null),
     signalChannels: readSignalChannels(v, s('topic.prefix')),
     decimalHandlingMode: e('decimal.handling.mode') as DecimalHandlingMode,

@@ -34,6 +34,11 @@
  * one set of changed keys; a chunk's reads are checked against it by the first key
  * field's value first (ChangedKeys), so an unchanged row costs one Set lookup.
  *
+ * incremental.snapshot.watermarking.strategy=insert_delete (Debezium's other strategy):
+ * a chunk's close is the DELETE of its open row (by the signal table's first column,
+ * its id) instead of the INSERT of a close row, so the signal table keeps no
+ * watermarks; the task takes that delete, in the stream, as the close.
+ *
  * Offsets (incremental-snapshot-offsets.ts): while a snapshot is under way every
  * streamed record carries its state. A chunk's reads carry the state before the
  * chunk, all but the last, which carries the state after it: a restart from any of
@@ -65,6 +70,7 @@ import {
   type SourceRecord,
   Wakeup,
 } from '../../../src/connect/api/index.ts';
+import type { WatermarkingStrategy } from './connector-config.ts';
 import { CopyTextParser } from './copy-text-parser.ts';
 import { type ChangePosition, type EventContext, readRecordMaker } from './event-builder.ts';
 import {
@@ -95,6 +101,8 @@ export interface IncrementalSnapshotOptions {
   connection: pg.ClientConfig;
   signalTable: TableId;
   chunkSize: number;
+  /** insert_delete: a chunk's close deletes its open row instead of inserting a close row. */
+  watermarking: WatermarkingStrategy;
   context: EventContext;
   modes: MappingModes;
   /** The configured filter (not the signal table's). */
@@ -169,6 +177,8 @@ export class IncrementalSnapshot implements SnapshotSignals {
   private loop: Promise<void> | null = null;
   private readonly wakeup = new Wakeup();
   private readonly described = new Map<string, ReadTable>();
+  /** The signal table's id column (its first, as Debezium reads it), for insert_delete. */
+  private signalIdColumn = 'id';
   /** Rows delivered by this task's incremental snapshots. */
   rowsRead = 0;
 
@@ -323,6 +333,7 @@ export class IncrementalSnapshot implements SnapshotSignals {
       await client.query('SET synchronous_commit TO on');
       const registry = new TypeRegistry(client);
       await registry.load();
+      this.signalIdColumn = await firstColumn(client, this.o.signalTable);
       while (!this.stopping) {
         const collection = this.nextToRead();
         if (!collection || this.paused || this.windows.length >= MAX_WINDOWS_IN_FLIGHT) {
@@ -481,7 +492,11 @@ export class IncrementalSnapshot implements SnapshotSignals {
     const inserts: string[] = [];
     const closing = this.unclosed;
     this.unclosed = null;
-    if (closing)
+    if (closing && this.o.watermarking === 'insert_delete')
+      inserts.push(
+        `DELETE FROM ${signal} WHERE ${client.escapeIdentifier(this.signalIdColumn)} = ${client.escapeLiteral(`${closing.chunkId}-open`)}`,
+      );
+    else if (closing)
       inserts.push(
         insert(`${closing.chunkId}-close`, WINDOW_CLOSE, {
           openWindowTimestamp: closing.openedAt,
@@ -561,6 +576,18 @@ const MAX_WINDOWS_IN_FLIGHT = 4;
 
 function wholeName(pattern: string): RegExp {
   return new RegExp(`^(?:${pattern})$`, 'i');
+}
+
+/** The first column of `table` (a signal table's id, as Debezium reads its columns by place). */
+async function firstColumn(client: pg.Client, table: TableId): Promise<string> {
+  const r = await client.query<{ attname: string }>(
+    `SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY a.attnum LIMIT 1`,
+    [table.schema, table.table],
+  );
+  return r.rows[0]?.attname ?? 'id';
 }
 
 function splitId(id: string): [string, string] {

@@ -620,6 +620,7 @@ export class PostgresCdcSourceTask implements SourceTask {
       connection: this.connection(),
       signalTable,
       chunkSize: this.s.incrementalChunkSize,
+      watermarking: this.s.watermarking,
       context: this.eventContext(),
       modes: this.modes(),
       filter: new TableFilter(this.s.filters),
@@ -681,7 +682,9 @@ export class PostgresCdcSourceTask implements SourceTask {
     // A change that does not go out must not drop a read: its key would vanish.
     if (!change.skipped) this.incremental?.observe(change.table.id, change.records);
     const signalTable = this.s.signalTable;
-    if (change.op !== 'c' || !signalTable || !isSameTable(change.table.id, signalTable)) return;
+    if (!signalTable || !isSameTable(change.table.id, signalTable)) return;
+    if (change.op === 'd') return this.closedByDelete(change);
+    if (change.op !== 'c') return;
     const signal = signalOf(change.records[change.records.length - 1]);
     if (signal && !this.s.signalChannels.enabled.has('source') && !isWatermark(signal)) {
       this.log.info(
@@ -690,6 +693,20 @@ export class PostgresCdcSourceTask implements SourceTask {
       return;
     }
     return signal ? this.signals?.process(signal, change) : undefined;
+  }
+
+  /**
+   * incremental.snapshot.watermarking.strategy=insert_delete: the delete of a chunk's
+   * open row from the signal table is its close (incremental-snapshot.ts).
+   */
+  private closedByDelete(change: ObservedChange): SourceRecord[] | undefined {
+    if (this.s.watermarking !== 'insert_delete') return;
+    const before = (change.records[0]?.value as { before?: Record<string, unknown> } | null)
+      ?.before;
+    const id = before ? Object.values(before)[0] : undefined;
+    if (typeof id !== 'string' || !id.endsWith('-open')) return;
+    const close = { id: `${id.slice(0, -'-open'.length)}-close`, type: WINDOW_CLOSE, data: '{}' };
+    return this.signals?.process(close, change);
   }
 
   /**

@@ -77,11 +77,6 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
         accepts: 'false',
       },
       {
-        name: 'incremental.snapshot.watermarking.strategy',
-        advice: `${NOT_YET}; watermarks are an open and a close row per chunk in signal.data.collection`,
-        accepts: 'insert_insert',
-      },
-      {
         name: 'read.only',
         advice: `${NOT_YET}; incremental snapshots write their watermarks into signal.data.collection, so the user needs INSERT on it`,
         accepts: 'false',

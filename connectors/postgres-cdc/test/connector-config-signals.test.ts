@@ -81,8 +81,8 @@ describe('signal and incremental snapshot keys', () => {
     [{ 'signal.kafka.poll.timeout.ms': '-1' }, /signal\.kafka\.poll\.timeout\.ms/],
     [{ 'read.only': 'true' }, /^not supported: read\.only; .*INSERT on it/],
     [
-      { 'incremental.snapshot.watermarking.strategy': 'insert_delete' },
-      /^not supported: incremental\.snapshot\.watermarking\.strategy; /,
+      { 'incremental.snapshot.watermarking.strategy': 'insert_update' },
+      /incremental\.snapshot\.watermarking\.strategy.*insert_insert, insert_delete/,
     ],
     [{ 'incremental.snapshot.chunk.size': '0' }, /incremental\.snapshot\.chunk\.size/],
   ])('refuses %o by name', (extra, message) => {

@@ -347,6 +347,35 @@ describe('incremental snapshots from the signal table (real Postgres)', () => {
     expect(rows.every((r) => /-(open|close)$/.test(r.id))).toBe(true);
   });
 
+  it("insert_delete: a chunk's close deletes its open row, keys changed before it still drop their reads, and no watermark is left", async () => {
+    // Each close (the delete of an open row) first updates and deletes rows (a BEFORE
+    // DELETE trigger): committed after the chunk's read, streamed inside its window.
+    const { db, sql } = await database(`${ddl(1000)}
+      CREATE FUNCTION race() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF OLD.type = 'snapshot-window-open' THEN
+          UPDATE t SET v = v + 1 WHERE id % 10 = 0;
+          DELETE FROM t WHERE id IN (SELECT id FROM t WHERE id % 10 = 5 ORDER BY id LIMIT 5);
+        END IF;
+        RETURN OLD;
+      END $$;
+      CREATE TRIGGER race BEFORE DELETE ON debezium_signal FOR EACH ROW EXECUTE FUNCTION race();`);
+    const driver = await run(db, { 'incremental.snapshot.watermarking.strategy': 'INSERT_DELETE' });
+    await signal(sql, 'ad-hoc-del', 'execute-snapshot', { 'data-collections': ['public.t'] });
+    const delivered = await driver.pollUntil('the snapshot to end', snapshotDone);
+
+    expect(compacted(delivered)).toEqual(await tableContent(sql));
+    const readIds = new Set(
+      delivered
+        .filter((r) => r.topic === TOPIC && isRead(r))
+        .map((r) => (r.key as { id: number }).id),
+    );
+    expect(readIds.has(10)).toBe(false);
+    expect(readIds.has(11)).toBe(true);
+    const left = await sql.query('SELECT id FROM debezium_signal ORDER BY id');
+    expect(left.rows.map((r) => r.id)).toEqual(['ad-hoc-del']);
+  });
+
   it('a blocking snapshot pauses the stream at its signal, reads the tables (additional-conditions honoured) with Debezium markers, and then streams every change after the signal', async () => {
     const { db, sql } = await database(`${ddl(300)}
       CREATE TABLE u (id int PRIMARY KEY, v int NOT NULL); INSERT INTO u VALUES (1, 0), (2, 0), (3, 0);`);
