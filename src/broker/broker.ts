@@ -27,6 +27,7 @@ import { brokerConfigDefs } from '../config/broker-config.ts';
 import { systemClock } from '../util/clock.ts';
 import { getLogger } from '../util/logger.ts';
 import { systemTimers } from '../util/timers.ts';
+import type { MigrationPolicy } from './group/consumer-group/migration.ts';
 import { GroupCoordinator } from './group/group-coordinator.ts';
 import { OffsetsTopicStore } from './group/offsets-topic-store.ts';
 import type { BrokerServices } from './handlers/broker-services.ts';
@@ -117,6 +118,9 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     initialRebalanceDelayMs: config['group.initial.rebalance.delay.ms'] as number,
     offsetsRetentionMs: (config['offsets.retention.minutes'] as number) * 60_000,
     maxMetadataBytes: OFFSET_METADATA_MAX_BYTES,
+    consumerMigrationPolicy: (
+      config['group.consumer.migration.policy'] as string
+    ).toLowerCase() as MigrationPolicy,
     store: groupStore,
   });
   const txnConfig = txnConfigFrom(config);

@@ -19,14 +19,11 @@ function metricsListener(v: string): string | undefined {
     : 'expected http://host:port, e.g. http://127.0.0.1:9404';
 }
 
-/** group.consumer.migration.policy: Kafka's values, case-insensitive; only `disabled` is served. */
-function migrationPolicy(v: string, key: string): string | undefined {
-  const policy = v.toLowerCase();
-  if (!['disabled', 'upgrade', 'downgrade', 'bidirectional'].includes(policy))
-    return 'must be one of disabled, upgrade, downgrade, bidirectional';
-  return policy === 'disabled'
+/** group.consumer.migration.policy: Kafka's values, case-insensitive, all served. */
+function migrationPolicy(v: string): string | undefined {
+  return ['disabled', 'upgrade', 'downgrade', 'bidirectional'].includes(v.toLowerCase())
     ? undefined
-    : `not supported: ${key}=${v}; this broker does not convert a group between the classic and consumer protocols while it has members (the online upgrade and downgrade of KIP-848)`;
+    : 'must be one of disabled, upgrade, downgrade, bidirectional';
 }
 
 export const brokerOwnDefs: readonly AnyConfigDef[] = [
@@ -180,12 +177,11 @@ export const brokerOwnDefs: readonly AnyConfigDef[] = [
   define<string>({
     name: 'group.consumer.migration.policy',
     type: 'string',
-    // Kafka 4.0's default is bidirectional; the online conversion it turns on is not
-    // served (group/consumer-group/consumer-group-coordinator.ts), so only disabled is.
-    default: 'disabled',
+    // Kafka 4.0's default (group/consumer-group/migration.ts serves every value).
+    default: 'bidirectional',
     validator: migrationPolicy,
     group,
-    doc: "Online conversion of groups with members between the classic and consumer (KIP-848) protocols. Only disabled is served; Kafka's default bidirectional, upgrade and downgrade are refused. A ConsumerGroupHeartbeat for a classic group with members answers GROUP_ID_NOT_FOUND, a JoinGroup for a consumer group with members INCONSISTENT_GROUP_PROTOCOL.",
+    doc: 'Online conversion of groups with members between the classic and consumer (KIP-848) protocols, as Kafka 4.0 does it. upgrade: a ConsumerGroupHeartbeat joining a classic group of protocol type consumer converts it to a consumer group, its members served through JoinGroup/SyncGroup/Heartbeat with server-side assignments; a JoinGroup for a consumer group with members joins it as a classic member. downgrade: classic members may join a consumer group, and when the last member speaking the consumer protocol leaves it, the group converts back to a classic group and rebalances. bidirectional: both. disabled: neither; a ConsumerGroupHeartbeat for a classic group with members answers GROUP_ID_NOT_FOUND, a JoinGroup for a consumer group with members INCONSISTENT_GROUP_PROTOCOL. Values are case-insensitive.',
   }),
   define<number>({
     name: 'transactional.id.expiration.ms',

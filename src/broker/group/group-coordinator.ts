@@ -15,6 +15,12 @@
  * LeaveGroup and OffsetCommit naming the instance with another member id is answered
  * FENCED_INSTANCE_ID, checked before the member id (Group.isStaticMemberFenced).
  *
+ * A group id that names a consumer group with members (consumer-group/) is served by
+ * it: its classic members' JoinGroup, SyncGroup, Heartbeat and LeaveGroup go to
+ * consumer-group/classic-members.ts. The online upgrade and downgrade between the two
+ * (group.consumer.migration.policy) hand a group's members from one coordinator to the
+ * other (releaseForUpgrade, adoptDowngraded); the offsets stay here throughout.
+ *
  * Persistence is delegated to a GroupStore (the __consumer_offsets topic): offsets are
  * acknowledged only after the store has them, and the group's membership snapshot is
  * stored after each generation so a restarted broker knows its groups.
@@ -26,19 +32,23 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../util/clock.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { Timers } from '../../util/timers.ts';
+import type { TopicImage } from './consumer-group/assignment.ts';
 import {
   ConsumerGroupCoordinator,
   type ConsumerGroupStore,
 } from './consumer-group/consumer-group-coordinator.ts';
+import type { MigrationPolicy } from './consumer-group/migration.ts';
 import {
   type CommittedOffset,
   Group,
   type GroupError,
   type GroupState,
   type JoinResult,
+  joinError,
   type Member,
   type ProtocolMetadata,
   type SyncResult,
+  syncError,
 } from './group.ts';
 import { GroupOffsets } from './group-offsets.ts';
 import { PendingTxnOffsets } from './pending-txn-offsets.ts';
@@ -147,6 +157,8 @@ export interface GroupCoordinatorOptions {
   offsetsRetentionMs: number;
   /** offset.metadata.max.bytes */
   maxMetadataBytes: number;
+  /** group.consumer.migration.policy (consumer-group/migration.ts); `disabled` when absent. */
+  consumerMigrationPolicy?: MigrationPolicy;
 }
 
 export interface DescribedGroup {
@@ -182,24 +194,104 @@ export class GroupCoordinator {
     this.store = options.store;
     this.logger = options.logger;
     this.offsets = new GroupOffsets(this.groups, options);
-    this.consumerGroups = new ConsumerGroupCoordinator({ ...options, classicGroups: this.groups });
+    this.consumerGroups = new ConsumerGroupCoordinator({
+      ...options,
+      classicGroups: this.groups,
+      migrationPolicy: options.consumerMigrationPolicy ?? 'disabled',
+      classicMigrations: {
+        releaseForUpgrade: (group) => this.releaseForUpgrade(group),
+        adoptDowngraded: (groupId, generation, protocolName, members) =>
+          this.adoptDowngraded(groupId, generation, protocolName, members),
+      },
+    });
+  }
+
+  // ---- Migration between the protocols (consumer-group/migration.ts) ------------------
+
+  /** The classic group becomes a consumer group: it keeps only its offsets here. */
+  private releaseForUpgrade(group: Group): void {
+    group.cancelJoinTimer?.();
+    group.cancelJoinTimer = undefined;
+    group.cancelSyncTimer?.();
+    group.cancelSyncTimer = undefined;
+    group.initialDelayActive = false;
+    group.pendingSync.clear();
+    for (const cancel of group.pendingMembers.values()) cancel();
+    group.pendingMembers.clear();
+    for (const m of group.members.values()) {
+      m.cancelSession?.();
+      m.cancelSession = undefined;
+      // They rejoin, and the consumer group serves them (Kafka's convertToConsumerGroup).
+      m.awaitingJoin?.(joinError('REBALANCE_IN_PROGRESS', m.memberId));
+      m.awaitingSync?.(syncError('REBALANCE_IN_PROGRESS'));
+      m.awaitingJoin = undefined;
+      m.awaitingSync = undefined;
+    }
+    group.members.clear();
+    group.staticMembers.clear();
+    group.state = 'Empty';
+    group.protocolName = null;
+    group.leaderId = null;
+    group.emptySince = this.options.clock.now();
+    this.store?.removeGroup(group.groupId).catch((err) => {
+      this.logger.error({ err, group: group.groupId }, 'could not tombstone upgraded group');
+    });
+  }
+
+  /** A downgraded consumer group's classic members: a Stable group that rebalances at once. */
+  private adoptDowngraded(
+    groupId: string,
+    generation: number,
+    protocolName: string,
+    members: Member[],
+  ): void {
+    let group = this.groups.get(groupId);
+    if (!group) {
+      group = new Group(groupId, this.options.clock.now());
+      this.groups.set(groupId, group);
+    }
+    group.generationId = generation;
+    group.protocolType = 'consumer';
+    group.protocolName = protocolName;
+    for (const m of members) {
+      group.members.set(m.memberId, m);
+      if (m.groupInstanceId !== null) group.staticMembers.set(m.groupInstanceId, m.memberId);
+      this.scheduleSession(group, m);
+    }
+    group.leaderId = members[0]?.memberId ?? null;
+    group.state = 'Stable';
+    this.persistGroup(group);
+    this.prepareRebalance(group, `downgrade of group ${groupId} from consumer to classic`);
   }
 
   // ---- JoinGroup ------------------------------------------------------------------
 
-  join(req: JoinRequest): Promise<JoinResult> {
+  /**
+   * `topics` (names, ids, partition counts) serve a JoinGroup for a consumer group with
+   * members, which computes its assignment server-side (consumer-group/classic-members.ts).
+   */
+  join(req: JoinRequest, topics: readonly TopicImage[] = []): Promise<JoinResult> {
     const fail = (error: GroupError, memberId = req.memberId) =>
       Promise.resolve(joinError(error, memberId));
     if (this.closed) return fail('COORDINATOR_NOT_AVAILABLE');
     if (req.groupId === '') return fail('INVALID_GROUP_ID');
-    if (!this.consumerGroups.yieldToClassic(req.groupId))
-      return fail('INCONSISTENT_GROUP_PROTOCOL');
     if (
       req.sessionTimeoutMs < this.options.minSessionTimeoutMs ||
       req.sessionTimeoutMs > this.options.maxSessionTimeoutMs
     ) {
       return fail('INVALID_SESSION_TIMEOUT');
     }
+    if (this.consumerGroups.hasMembers(req.groupId)) {
+      // With the policy disabled a consumer group takes no new classic members (refused by
+      // name); one it has (stored under another policy) is still served.
+      if (
+        this.consumerGroups.policy === 'disabled' &&
+        !this.consumerGroups.isClassicMember(req.groupId, req.memberId)
+      )
+        return fail('INCONSISTENT_GROUP_PROTOCOL');
+      return this.consumerGroups.classicMembers.join(req, topics);
+    }
+    this.consumerGroups.yieldToClassic(req.groupId);
     let group = this.groups.get(req.groupId);
     if (!group) {
       if (req.memberId !== '') return fail('UNKNOWN_MEMBER_ID');
@@ -502,9 +594,11 @@ export class GroupCoordinator {
 
   // ---- SyncGroup ------------------------------------------------------------------
 
-  sync(req: SyncRequest): Promise<SyncResult> {
+  sync(req: SyncRequest, topics: readonly TopicImage[] = []): Promise<SyncResult> {
     const group = this.groups.get(req.groupId);
     if (this.closed) return Promise.resolve(syncError('COORDINATOR_NOT_AVAILABLE'));
+    if (this.consumerGroups.hasMembers(req.groupId))
+      return this.consumerGroups.classicMembers.sync(req, topics);
     if (!group) return Promise.resolve(syncError('UNKNOWN_MEMBER_ID'));
     if (group.isStaticMemberFenced(req.memberId, req.groupInstanceId)) {
       return Promise.resolve(syncError('FENCED_INSTANCE_ID'));
@@ -570,6 +664,13 @@ export class GroupCoordinator {
     groupInstanceId: string | null,
   ): GroupError {
     if (this.closed) return 'COORDINATOR_NOT_AVAILABLE';
+    if (this.consumerGroups.hasMembers(groupId))
+      return this.consumerGroups.classicMembers.heartbeat(
+        groupId,
+        memberId,
+        generationId,
+        groupInstanceId,
+      );
     const group = this.groups.get(groupId);
     if (!group) return 'UNKNOWN_MEMBER_ID';
     if (group.isStaticMemberFenced(memberId, groupInstanceId)) return 'FENCED_INSTANCE_ID';
@@ -584,6 +685,8 @@ export class GroupCoordinator {
     groupId: string,
     leaving: MemberIdentity[],
   ): { error: GroupError; members: Array<MemberIdentity & { error: GroupError }> } {
+    if (this.consumerGroups.hasMembers(groupId))
+      return this.consumerGroups.classicMembers.leave(groupId, leaving);
     const group = this.groups.get(groupId);
     if (!group) {
       return {
@@ -845,7 +948,15 @@ export class GroupCoordinator {
   /** A group tombstone: the group was deleted (its offsets were tombstoned before it). */
   forgetRestoredGroup(groupId: string): void {
     const group = this.groups.get(groupId);
-    if (group && group.members.size === 0) this.groups.delete(groupId);
+    if (!group || group.members.size > 0) return;
+    if (group.offsets.size === 0) {
+      this.groups.delete(groupId);
+      return;
+    }
+    // An upgraded group's metadata is gone but its offsets are not (Kafka keeps them
+    // apart): the group stays, as the holder of its offsets.
+    group.generationId = 0;
+    group.protocolType = null;
   }
 
   /**
@@ -961,22 +1072,6 @@ export class GroupCoordinator {
       this.logger.error({ err, group: group.groupId }, 'could not store group metadata');
     });
   }
-}
-
-function joinError(error: GroupError, memberId: string): JoinResult {
-  return {
-    error,
-    generationId: -1,
-    protocolType: null,
-    protocolName: null,
-    leaderId: '',
-    memberId,
-    members: [],
-  };
-}
-
-function syncError(error: GroupError): SyncResult {
-  return { error, protocolType: null, protocolName: null, assignment: EMPTY };
 }
 
 function protocolsEqual(a: ProtocolMetadata[], b: ProtocolMetadata[]): boolean {

@@ -209,3 +209,21 @@ export class Group {
     return topics;
   }
 }
+
+/** A JoinGroup answer that is only an error. */
+export function joinError(error: GroupError, memberId: string): JoinResult {
+  return {
+    error,
+    generationId: -1,
+    protocolType: null,
+    protocolName: null,
+    leaderId: '',
+    memberId,
+    members: [],
+  };
+}
+
+/** A SyncGroup answer that is only an error. */
+export function syncError(error: GroupError): SyncResult {
+  return { error, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
+}

@@ -17,15 +17,19 @@
  * - A member whose heartbeats stop for the session timeout, or that does not revoke
  *   within its rebalance timeout, is removed (fenced); it rejoins with epoch 0.
  *
- * One namespace with classic groups: the classic coordinator refuses JoinGroup for a
- * consumer group with members (INCONSISTENT_GROUP_PROTOCOL) and takes over an empty one
- * (its records tombstoned); here a classic group with members answers
- * GROUP_ID_NOT_FOUND, Kafka 4.0's answer with group.consumer.migration.policy=disabled,
- * the only policy served: the online upgrade and downgrade are not. (Kafka serves
- * classic members inside a consumer group whatever the policy; this broker refuses
- * them by name instead.) An empty classic group (offsets only) is taken over, as Kafka
- * 4.0 does. Committed offsets stay in the classic coordinator's offsets store under
- * the same id.
+ * One namespace with classic groups, and the online migration between the protocols
+ * under group.consumer.migration.policy (migration.ts). A heartbeat joining a classic
+ * group with members upgrades it (policy upgrade or bidirectional, protocol type
+ * `consumer`); otherwise it answers GROUP_ID_NOT_FOUND, as Kafka 4.0 does. The classic
+ * members then live in the consumer group and are served through JoinGroup, SyncGroup,
+ * Heartbeat and LeaveGroup by classic-members.ts (which the classic coordinator routes
+ * to while the consumer group has members; with the policy disabled it refuses a new
+ * classic JoinGroup with INCONSISTENT_GROUP_PROTOCOL instead). When a member leaves or
+ * is fenced and only classic members remain, the group is downgraded (policy downgrade
+ * or bidirectional): its records are tombstoned and the classic coordinator takes it
+ * over and rebalances. An empty classic group (offsets only) is taken over, as Kafka
+ * 4.0 does. Committed offsets stay in the classic coordinator's offsets store under the
+ * same id, whatever the group's protocol.
  *
  * Persisted as Kafka 4.0 persists it, in __consumer_offsets (consumer-group-journal.ts):
  * after every change the group's changed records are appended, and a heartbeat is
@@ -42,7 +46,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../util/clock.ts';
 import type { Logger } from '../../../util/logger.ts';
 import type { Timers } from '../../../util/timers.ts';
-import type { Group } from '../group.ts';
+import type { Group, Member } from '../group.ts';
 import {
   type Assignment,
   assignmentsEqual,
@@ -53,15 +57,24 @@ import {
   toTopicPartitions,
 } from './assignment.ts';
 import { ASSIGNORS, type AssignorMember, assignorNamed } from './assignors.ts';
+import { ClassicMembers } from './classic-members.ts';
 import {
   ConsumerGroup,
   type ConsumerGroupState,
   type ConsumerMember,
+  joiningMember,
   LEAVE_EPOCH,
   STATIC_LEAVE_EPOCH,
   subscriptionImage,
 } from './consumer-group.ts';
 import { ConsumerGroupJournal, type JournalRecord } from './consumer-group-journal.ts';
+import {
+  classicMembersOf,
+  downgradeEnabled,
+  type MigrationPolicy,
+  onlyClassicMembersRemain,
+  upgradeOf,
+} from './migration.ts';
 import { reconcile } from './reconciliation.ts';
 import { compileTopicRegex, matchingTopics } from './subscription-regex.ts';
 
@@ -137,6 +150,26 @@ export interface ConsumerGroupStore {
   storeConsumerGroupRecords(groupId: string, records: JournalRecord[]): Promise<void>;
 }
 
+/**
+ * The classic coordinator's side of a migration (migration.ts): it gives up a classic
+ * group being upgraded and takes over a consumer group being downgraded.
+ */
+export interface ClassicGroupMigrations {
+  /**
+   * Empties the classic group for its upgrade: members waiting in JoinGroup or SyncGroup
+   * are answered REBALANCE_IN_PROGRESS, its timers stop and its metadata record is
+   * tombstoned; its committed offsets stay.
+   */
+  releaseForUpgrade(group: Group): void;
+  /** Makes the members a classic group at `generation` and starts a rebalance. */
+  adoptDowngraded(
+    groupId: string,
+    generation: number,
+    protocolName: string,
+    members: Member[],
+  ): void;
+}
+
 export interface ConsumerGroupCoordinatorOptions {
   clock: Clock;
   timers: Timers;
@@ -147,6 +180,10 @@ export interface ConsumerGroupCoordinatorOptions {
   classicGroups: ReadonlyMap<string, Group>;
   heartbeatIntervalMs?: number;
   sessionTimeoutMs?: number;
+  /** group.consumer.migration.policy; `disabled` when absent. */
+  migrationPolicy?: MigrationPolicy;
+  /** Required for any policy but `disabled`. */
+  classicMigrations?: ClassicGroupMigrations;
 }
 
 function failure(error: ConsumerGroupError, errorMessage: string | null = null): HeartbeatResult {
@@ -167,11 +204,46 @@ export class ConsumerGroupCoordinator {
   private readonly writes = new Map<string, Promise<void>>();
   private readonly heartbeatIntervalMs: number;
   private readonly sessionTimeoutMs: number;
+  private readonly migrationPolicy: MigrationPolicy;
   private closed = false;
+  /** JoinGroup, SyncGroup, Heartbeat and LeaveGroup of classic members of consumer groups. */
+  readonly classicMembers: ClassicMembers;
 
   constructor(private readonly options: ConsumerGroupCoordinatorOptions) {
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+    this.migrationPolicy = options.migrationPolicy ?? 'disabled';
+    if (this.migrationPolicy !== 'disabled' && !options.classicMigrations)
+      throw new Error(`migration policy ${this.migrationPolicy} needs the classic coordinator`);
+    this.classicMembers = new ClassicMembers({
+      timers: options.timers,
+      logger: options.logger,
+      group: (groupId) => (this.closed ? undefined : this.groups.get(groupId)),
+      advance: (group, member, change, topics) => this.advance(group, member, change, topics),
+      fence: (group, members, reason) => {
+        if (this.groups.get(group.groupId) !== group) return;
+        this.fenceMembers(group, members, reason);
+        this.persist(group.groupId);
+      },
+      persist: (groupId) => this.persist(groupId),
+      stored: (groupId) => this.stored(groupId),
+      scheduleSession: (group, member) => this.scheduleSession(group, member),
+    });
+  }
+
+  /** The policy classic JoinGroups for a consumer group with members are served under. */
+  get policy(): MigrationPolicy {
+    return this.migrationPolicy;
+  }
+
+  /** Whether the member is one of the group's members speaking the classic protocol. */
+  isClassicMember(groupId: string, memberId: string): boolean {
+    return this.groups.get(groupId)?.members.get(memberId)?.classic !== undefined;
+  }
+
+  /** Whether the id names a consumer group that has members. */
+  hasMembers(groupId: string): boolean {
+    return (this.groups.get(groupId)?.members.size ?? 0) > 0;
   }
 
   /** Whether the id names a consumer group (with or without members). */
@@ -307,12 +379,8 @@ export class ConsumerGroupCoordinator {
     }
     const classic = this.options.classicGroups.get(req.groupId);
     if (!this.groups.has(req.groupId) && classic && classic.members.size > 0) {
-      // Kafka 4.0's answer with group.consumer.migration.policy=disabled, the only
-      // policy this broker serves (broker-config.ts).
-      return failure(
-        'GROUP_ID_NOT_FOUND',
-        `Group ${req.groupId} is not a consumer group: it is a classic group with members, and their online upgrade is not supported (group.consumer.migration.policy=disabled)`,
-      );
+      const refused = this.upgrade(classic, req, topics);
+      if (refused) return refused;
     }
     let group = this.groups.get(req.groupId);
     if (!group) {
@@ -330,15 +398,8 @@ export class ConsumerGroupCoordinator {
       if (fenced) return fenced;
     }
     const before = member.assigned;
-    if (this.updateMember(member, req) || joined) group.groupEpoch++;
-    const subscribed = this.subscribedTopicImages(group, topics);
-    if (subscriptionImage(subscribed) !== group.subscribedTopicsImage) {
-      group.setSubscriptionMetadata(subscribed);
-      if (group.groupEpoch === group.assignmentEpoch) group.groupEpoch++;
-    }
-    if (group.groupEpoch > group.assignmentEpoch) this.computeTarget(group, topics);
-    this.reconcileMember(group, member, owned);
-    this.scheduleSession(group, member);
+    const changed = this.updateMember(member, req);
+    this.advance(group, member, { bumpEpoch: changed || joined, owned }, topics);
     const fullRequest =
       req.memberEpoch === 0 ||
       (req.rebalanceTimeoutMs !== -1 &&
@@ -355,6 +416,84 @@ export class ConsumerGroupCoordinator {
           ? toTopicPartitions(member.assigned)
           : null,
     };
+  }
+
+  /**
+   * After a member joined or changed (a heartbeat, or a classic member's JoinGroup):
+   * the group epoch moves if its subscription did or the subscribed topics changed, the
+   * target is recomputed when the epoch is ahead of it, and the member reconciles.
+   */
+  private advance(
+    group: ConsumerGroup,
+    member: ConsumerMember,
+    change: { bumpEpoch: boolean; owned: Assignment | null },
+    topics: readonly TopicImage[],
+  ): void {
+    if (change.bumpEpoch) group.groupEpoch++;
+    const subscribed = this.subscribedTopicImages(group, topics);
+    if (subscriptionImage(subscribed) !== group.subscribedTopicsImage) {
+      group.setSubscriptionMetadata(subscribed);
+      if (group.groupEpoch === group.assignmentEpoch) group.groupEpoch++;
+    }
+    if (group.groupEpoch > group.assignmentEpoch) this.computeTarget(group, topics);
+    this.reconcileMember(group, member, change.owned);
+    this.scheduleSession(group, member);
+  }
+
+  /**
+   * A ConsumerGroupHeartbeat for a classic group with members: Kafka's
+   * getOrMaybeCreateConsumerGroup with validateOnlineUpgrade and convertToConsumerGroup
+   * (migration.ts). Null once the group is a consumer group; else the refusal.
+   */
+  private upgrade(
+    classic: Group,
+    req: HeartbeatRequest,
+    topics: readonly TopicImage[],
+  ): HeartbeatResult | null {
+    const upgraded = upgradeOf(classic, req.memberEpoch, this.migrationPolicy, topics);
+    if ('refusal' in upgraded) return failure('GROUP_ID_NOT_FOUND', upgraded.refusal);
+    const { group } = upgraded;
+    this.options.classicMigrations!.releaseForUpgrade(classic);
+    group.assignorName = this.groupAssignor(group).name;
+    this.groups.set(group.groupId, group);
+    for (const m of group.members.values()) this.scheduleSession(group, m);
+    this.options.logger.info(
+      { group: group.groupId, epoch: group.groupEpoch, members: group.members.size },
+      'classic group upgraded to a consumer group',
+    );
+    return null;
+  }
+
+  /**
+   * Kafka's validateOnlineDowngradeWithFencedMembers and convertToClassicGroup: once
+   * only classic members remain (some do) and the policy allows it, the group goes back
+   * to the classic coordinator, which starts a rebalance. True when it did.
+   */
+  private maybeDowngrade(group: ConsumerGroup): boolean {
+    if (!downgradeEnabled(this.migrationPolicy)) return false;
+    if (!onlyClassicMembersRemain(group, new Set())) return false;
+    // The subscribed topics name every partition of a target assignment.
+    const { protocolName, members } = classicMembersOf(group, group.subscriptionMetadata);
+    for (const m of group.members.values()) {
+      m.cancelSession?.();
+      m.cancelRebalance?.();
+      m.cancelJoin?.();
+      m.cancelSync?.();
+    }
+    this.groups.delete(group.groupId);
+    // The consumer group's tombstones go first, then the classic group's metadata.
+    this.persist(group.groupId);
+    this.options.classicMigrations!.adoptDowngraded(
+      group.groupId,
+      group.groupEpoch,
+      protocolName,
+      members,
+    );
+    this.options.logger.info(
+      { group: group.groupId, generation: group.groupEpoch, members: members.length },
+      'consumer group downgraded to a classic group',
+    );
+    return true;
   }
 
   /** Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid. */
@@ -467,7 +606,7 @@ export class ConsumerGroupCoordinator {
   }
 
   private newMember(req: HeartbeatRequest): ConsumerMember {
-    return {
+    return joiningMember({
       // Before KIP-1082 the coordinator names members; later clients name themselves.
       memberId: req.memberId === '' ? randomUUID() : req.memberId,
       instanceId: req.instanceId,
@@ -475,15 +614,7 @@ export class ConsumerGroupCoordinator {
       clientId: req.clientId,
       clientHost: req.clientHost,
       rebalanceTimeoutMs: req.rebalanceTimeoutMs,
-      subscribedTopicNames: [],
-      subscribedTopicRegex: null,
-      serverAssignor: null,
-      state: 'STABLE',
-      memberEpoch: 0,
-      previousMemberEpoch: -1,
-      assigned: emptyAssignment(),
-      pendingRevocation: emptyAssignment(),
-    };
+    });
   }
 
   /** Kafka's throwIfMemberEpochIsInvalid. */
@@ -652,9 +783,11 @@ export class ConsumerGroupCoordinator {
     });
   }
 
+  /** A classic member's session timeout is its JoinGroup's. */
   private scheduleSession(group: ConsumerGroup, member: ConsumerMember): void {
     member.cancelSession?.();
-    member.cancelSession = this.options.timers.schedule(this.sessionTimeoutMs, () => {
+    const timeoutMs = member.classic?.sessionTimeoutMs ?? this.sessionTimeoutMs;
+    member.cancelSession = this.options.timers.schedule(timeoutMs, () => {
       member.cancelSession = undefined;
       if (group.members.get(member.memberId) !== member) return;
       this.fence(group, member, 'session timeout');
@@ -662,14 +795,24 @@ export class ConsumerGroupCoordinator {
     });
   }
 
-  /** Removes a member; the group epoch moves so the others get its partitions. */
   private fence(group: ConsumerGroup, member: ConsumerMember, reason: string): void {
-    group.removeMember(member);
+    this.fenceMembers(group, [member], reason);
+  }
+
+  /**
+   * Removes members; the group epoch moves so the others get their partitions, unless
+   * only classic members remain and the group is downgraded instead.
+   */
+  private fenceMembers(group: ConsumerGroup, members: ConsumerMember[], reason: string): void {
+    for (const member of members) {
+      group.removeMember(member);
+      this.options.logger.info(
+        { group: group.groupId, member: member.memberId, reason },
+        'consumer group member removed',
+      );
+    }
+    if (this.maybeDowngrade(group)) return;
     group.groupEpoch++;
-    this.options.logger.info(
-      { group: group.groupId, member: member.memberId, reason },
-      'consumer group member removed',
-    );
     if (group.members.size === 0) {
       // Offsets of an empty group start ageing now (offsets.retention.minutes).
       const offsets = this.options.classicGroups.get(group.groupId);
@@ -733,6 +876,7 @@ export class ConsumerGroupCoordinator {
     | 'FENCED_MEMBER_EPOCH'
     | 'STALE_MEMBER_EPOCH'
     | 'UNSUPPORTED_VERSION'
+    | 'ILLEGAL_GENERATION'
     | undefined {
     const group = this.groups.get(req.groupId);
     if (!group) return undefined;
@@ -740,6 +884,9 @@ export class ConsumerGroupCoordinator {
     if (req.generationId < 0 && group.members.size === 0) return 'NONE';
     const member = group.members.get(req.memberId);
     if (!member) return 'UNKNOWN_MEMBER_ID';
+    // A classic member commits with its generation, any version (Kafka's validateMemberEpoch).
+    if (member.classic)
+      return req.generationId === member.memberEpoch ? 'NONE' : 'ILLEGAL_GENERATION';
     if (!req.transactional && (req.apiVersion ?? 0) < 9) return 'UNSUPPORTED_VERSION';
     if (req.generationId > member.memberEpoch) return 'FENCED_MEMBER_EPOCH';
     if (req.generationId < member.memberEpoch) return 'STALE_MEMBER_EPOCH';
@@ -757,13 +904,15 @@ export class ConsumerGroupCoordinator {
     groupId: string,
     memberId: string | null,
     memberEpoch: number,
-  ): 'NONE' | 'UNKNOWN_MEMBER_ID' | 'STALE_MEMBER_EPOCH' | undefined {
+  ): 'NONE' | 'UNKNOWN_MEMBER_ID' | 'STALE_MEMBER_EPOCH' | 'ILLEGAL_GENERATION' | undefined {
     const group = this.groups.get(groupId);
     if (!group) return undefined;
     if (memberId === null && memberEpoch < 0) return 'NONE';
     const member = memberId === null ? undefined : group.members.get(memberId);
     if (!member) return 'UNKNOWN_MEMBER_ID';
-    return memberEpoch === member.memberEpoch ? 'NONE' : 'STALE_MEMBER_EPOCH';
+    if (memberEpoch === member.memberEpoch) return 'NONE';
+    // A classic member names its generation (Kafka's validateMemberEpoch).
+    return member.classic ? 'ILLEGAL_GENERATION' : 'STALE_MEMBER_EPOCH';
   }
 
   /** Topics the group's members subscribe to (OffsetDelete keeps their offsets). */
@@ -831,6 +980,8 @@ export class ConsumerGroupCoordinator {
       for (const m of group.members.values()) {
         m.cancelSession?.();
         m.cancelRebalance?.();
+        m.cancelJoin?.();
+        m.cancelSync?.();
       }
     }
   }

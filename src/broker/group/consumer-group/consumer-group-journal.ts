@@ -12,7 +12,10 @@
  * the member and the group goes last), then new values in the order of a heartbeat
  * (member metadata, subscription metadata, group epoch, target assignment members,
  * target assignment epoch, current member assignments). A group that did not change
- * yields nothing.
+ * yields nothing. Only records whose source changed are encoded again (EncodedGroup):
+ * a steady heartbeat encodes nothing, one that moves a member encodes that member's
+ * records and the group's; the comparison with what was written is still a pass over
+ * the group's keys, without encoding.
  *
  * Loading replays records in log order into the same last-value-per-key map, a
  * tombstone removing its key, so the result does not depend on how compaction
@@ -21,11 +24,20 @@
  * their session timeout (the coordinator starts their timers on load, as Kafka's
  * onLoaded does).
  *
+ * A member speaking the classic protocol carries its JoinGroup's session timeout and
+ * protocols in its member metadata (tag 0, Kafka's ClassicMemberMetadata).
+ *
  * Timers, sessions and partition owners are not records: the coordinator rebuilds them.
  * Single-threaded: owned by the ConsumerGroupCoordinator on the broker thread.
  */
 import type { Message } from '../../../protocol/codec.ts';
-import { fromTopicPartitions, type TopicImage, toTopicPartitions } from './assignment.ts';
+import {
+  type Assignment,
+  assignmentsEqual,
+  fromTopicPartitions,
+  type TopicImage,
+  toTopicPartitions,
+} from './assignment.ts';
 import { ConsumerGroup, type ConsumerMember } from './consumer-group.ts';
 import {
   CONSUMER_GROUP_RECORD_TYPES,
@@ -47,6 +59,8 @@ export interface JournalRecord {
 interface Entry {
   kind: ConsumerGroupRecordKind;
   key: Buffer;
+  /** The key as a map key. */
+  hex: string;
   value: Buffer;
 }
 
@@ -60,48 +74,209 @@ const WRITE_ORDER: readonly ConsumerGroupRecordKind[] = [
   'currentMemberAssignment',
 ];
 
-/** A group's records as they should be stored now, keyed by the key's hex. */
-function recordsOf(group: ConsumerGroup): Map<string, Entry> {
-  const out = new Map<string, Entry>();
-  const put = (kind: ConsumerGroupRecordKind, memberId: string | null, value: Message) => {
-    const key = encodeConsumerGroupKey(kind, group.groupId, memberId);
-    out.set(key.toString('hex'), { kind, key, value: encodeConsumerGroupValue(kind, value) });
-  };
-  put('metadata', null, { epoch: group.groupEpoch });
-  put('partitionMetadata', null, {
-    topics: [...group.subscriptionMetadata]
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .map((t) => ({
-        topicId: t.topicId,
-        topicName: t.name,
-        numPartitions: t.partitions,
-        // Racks per partition: a single node has none, stored as Kafka stores "unknown".
-        partitionMetadata: [],
-      })),
+function entryOf(
+  kind: ConsumerGroupRecordKind,
+  groupId: string,
+  memberId: string | null,
+  value: Message,
+): Entry {
+  const key = encodeConsumerGroupKey(kind, groupId, memberId);
+  return { kind, key, hex: key.toString('hex'), value: encodeConsumerGroupValue(kind, value) };
+}
+
+/**
+ * The entries last encoded for a group, each with what it was encoded from: a heartbeat
+ * re-encodes only the records whose source changed (usually the heartbeating member's
+ * and the group's), not every member's (O(members) encodings a beat otherwise).
+ * Assignments are never mutated in place (reconciliation and assignors build new ones),
+ * so an unchanged reference is an unchanged assignment; a new one equal to the old is
+ * recognised too.
+ */
+interface EncodedMember {
+  /** The member as its member metadata record was encoded from it. */
+  metadataFrom: Pick<ConsumerMember, MetadataField>;
+  metadata: Entry;
+  /** ... and its current assignment record. */
+  currentFrom: Pick<ConsumerMember, CurrentField>;
+  current: Entry;
+}
+
+type MetadataField =
+  | 'instanceId'
+  | 'rackId'
+  | 'clientId'
+  | 'clientHost'
+  | 'subscribedTopicNames'
+  | 'subscribedTopicRegex'
+  | 'rebalanceTimeoutMs'
+  | 'serverAssignor'
+  | 'classic';
+type CurrentField =
+  | 'memberEpoch'
+  | 'previousMemberEpoch'
+  | 'state'
+  | 'assigned'
+  | 'pendingRevocation';
+
+interface EncodedGroup {
+  epoch?: { from: number; entry: Entry };
+  subscription?: { from: string; entry: Entry };
+  assignmentEpoch?: { from: number; entry: Entry };
+  targets: Map<string, { from: Assignment; entry: Entry }>;
+  members: Map<string, EncodedMember>;
+}
+
+function emptyEncoded(): EncodedGroup {
+  return { targets: new Map(), members: new Map() };
+}
+
+function sameAssignment(a: Assignment, b: Assignment): boolean {
+  return a === b || assignmentsEqual(a, b);
+}
+
+function sameMetadata(m: ConsumerMember, was: Pick<ConsumerMember, MetadataField>): boolean {
+  const names = m.subscribedTopicNames;
+  const wasNames = was.subscribedTopicNames;
+  return (
+    m.instanceId === was.instanceId &&
+    m.rackId === was.rackId &&
+    m.clientId === was.clientId &&
+    m.clientHost === was.clientHost &&
+    m.subscribedTopicRegex === was.subscribedTopicRegex &&
+    m.rebalanceTimeoutMs === was.rebalanceTimeoutMs &&
+    m.serverAssignor === was.serverAssignor &&
+    m.classic === was.classic &&
+    (names === wasNames ||
+      (names.length === wasNames.length && names.every((n, i) => n === wasNames[i])))
+  );
+}
+
+function sameCurrent(m: ConsumerMember, was: Pick<ConsumerMember, CurrentField>): boolean {
+  return (
+    m.memberEpoch === was.memberEpoch &&
+    m.previousMemberEpoch === was.previousMemberEpoch &&
+    m.state === was.state &&
+    sameAssignment(m.assigned, was.assigned) &&
+    sameAssignment(m.pendingRevocation, was.pendingRevocation)
+  );
+}
+
+function encodeMetadata(g: string, m: ConsumerMember): Entry {
+  return entryOf('memberMetadata', g, m.memberId, {
+    instanceId: m.instanceId,
+    rackId: m.rackId,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    subscribedTopicNames: m.subscribedTopicNames,
+    subscribedTopicRegex: m.subscribedTopicRegex,
+    rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+    serverAssignor: m.serverAssignor,
+    classicMemberMetadata: m.classic
+      ? {
+          sessionTimeoutMs: m.classic.sessionTimeoutMs,
+          supportedProtocols: m.classic.protocols.map((p) => ({
+            name: p.name,
+            metadata: p.metadata,
+          })),
+        }
+      : null,
   });
-  put('targetAssignmentMetadata', null, { assignmentEpoch: group.assignmentEpoch });
+}
+
+function encodeCurrent(g: string, m: ConsumerMember): Entry {
+  return entryOf('currentMemberAssignment', g, m.memberId, {
+    memberEpoch: m.memberEpoch,
+    previousMemberEpoch: m.previousMemberEpoch,
+    state: memberStateCode(m.state),
+    assignedPartitions: toTopicPartitions(m.assigned),
+    partitionsPendingRevocation: toTopicPartitions(m.pendingRevocation),
+  });
+}
+
+/** A group's records as they should be stored now, keyed by the key's hex. */
+function recordsOf(group: ConsumerGroup, encoded: EncodedGroup): Map<string, Entry> {
+  const out = new Map<string, Entry>();
+  const g = group.groupId;
+  if (encoded.epoch?.from !== group.groupEpoch) {
+    encoded.epoch = {
+      from: group.groupEpoch,
+      entry: entryOf('metadata', g, null, { epoch: group.groupEpoch }),
+    };
+  }
+  out.set(encoded.epoch.entry.hex, encoded.epoch.entry);
+  if (encoded.subscription?.from !== group.subscribedTopicsImage) {
+    encoded.subscription = {
+      from: group.subscribedTopicsImage,
+      entry: entryOf('partitionMetadata', g, null, {
+        topics: [...group.subscriptionMetadata]
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          .map((t) => ({
+            topicId: t.topicId,
+            topicName: t.name,
+            numPartitions: t.partitions,
+            // Racks per partition: a single node has none, stored as Kafka stores "unknown".
+            partitionMetadata: [],
+          })),
+      }),
+    };
+  }
+  out.set(encoded.subscription.entry.hex, encoded.subscription.entry);
+  if (encoded.assignmentEpoch?.from !== group.assignmentEpoch) {
+    encoded.assignmentEpoch = {
+      from: group.assignmentEpoch,
+      entry: entryOf('targetAssignmentMetadata', g, null, {
+        assignmentEpoch: group.assignmentEpoch,
+      }),
+    };
+  }
+  out.set(encoded.assignmentEpoch.entry.hex, encoded.assignmentEpoch.entry);
   for (const [memberId, target] of group.targetAssignment) {
-    put('targetAssignmentMember', memberId, { topicPartitions: toTopicPartitions(target) });
+    let t = encoded.targets.get(memberId);
+    // An equal new assignment becomes the reference, so the next pass compares by identity.
+    if (t && t.from !== target && assignmentsEqual(t.from, target)) t.from = target;
+    if (!t || t.from !== target) {
+      t = {
+        from: target,
+        entry: entryOf('targetAssignmentMember', g, memberId, {
+          topicPartitions: toTopicPartitions(target),
+        }),
+      };
+      encoded.targets.set(memberId, t);
+    }
+    out.set(t.entry.hex, t.entry);
   }
   for (const m of group.members.values()) {
-    put('memberMetadata', m.memberId, {
-      instanceId: m.instanceId,
-      rackId: m.rackId,
-      clientId: m.clientId,
-      clientHost: m.clientHost,
-      subscribedTopicNames: m.subscribedTopicNames,
-      subscribedTopicRegex: m.subscribedTopicRegex,
-      rebalanceTimeoutMs: m.rebalanceTimeoutMs,
-      serverAssignor: m.serverAssignor,
-      classicMemberMetadata: null,
-    });
-    put('currentMemberAssignment', m.memberId, {
-      memberEpoch: m.memberEpoch,
-      previousMemberEpoch: m.previousMemberEpoch,
-      state: memberStateCode(m.state),
-      assignedPartitions: toTopicPartitions(m.assigned),
-      partitionsPendingRevocation: toTopicPartitions(m.pendingRevocation),
-    });
+    let e = encoded.members.get(m.memberId);
+    if (!e) {
+      e = {
+        metadataFrom: { ...m },
+        metadata: encodeMetadata(g, m),
+        currentFrom: { ...m },
+        current: encodeCurrent(g, m),
+      };
+      encoded.members.set(m.memberId, e);
+    } else {
+      if (!sameMetadata(m, e.metadataFrom)) {
+        e.metadataFrom = { ...m };
+        e.metadata = encodeMetadata(g, m);
+      }
+      const was = e.currentFrom;
+      const same = sameCurrent(m, was);
+      if (!same) e.current = encodeCurrent(g, m);
+      // Equal new assignments become the reference too (identity compares next time).
+      if (!same || was.assigned !== m.assigned || was.pendingRevocation !== m.pendingRevocation)
+        e.currentFrom = { ...m };
+    }
+    out.set(e.metadata.hex, e.metadata);
+    out.set(e.current.hex, e.current);
+  }
+  // Forget what was encoded for members that are gone (only when some are).
+  if (encoded.targets.size > group.targetAssignment.size) {
+    for (const id of encoded.targets.keys())
+      if (!group.targetAssignment.has(id)) encoded.targets.delete(id);
+  }
+  if (encoded.members.size > group.members.size) {
+    for (const id of encoded.members.keys()) if (!group.members.has(id)) encoded.members.delete(id);
   }
   return out;
 }
@@ -109,6 +284,8 @@ function recordsOf(group: ConsumerGroup): Map<string, Entry> {
 export class ConsumerGroupJournal {
   /** group id -> key hex -> the value last written (or loaded) for that key. */
   private readonly written = new Map<string, Map<string, Entry>>();
+  /** group id -> the entries last encoded for it, with their sources. */
+  private readonly encoded = new Map<string, EncodedGroup>();
 
   /**
    * The records that bring the store from what was written to `group` (undefined: the
@@ -116,15 +293,28 @@ export class ConsumerGroupJournal {
    */
   changes(groupId: string, group: ConsumerGroup | undefined): JournalRecord[] {
     const before = this.written.get(groupId) ?? new Map<string, Entry>();
-    const after = group ? recordsOf(group) : new Map<string, Entry>();
-    const tombstones = [...before]
-      .filter(([k]) => !after.has(k))
-      .map(([, e]) => e)
-      .sort((a, b) => CONSUMER_GROUP_RECORD_TYPES[b.kind] - CONSUMER_GROUP_RECORD_TYPES[a.kind]);
-    const writes = [...after]
-      .filter(([k, e]) => !before.get(k)?.value.equals(e.value))
-      .map(([, e]) => e)
-      .sort((a, b) => WRITE_ORDER.indexOf(a.kind) - WRITE_ORDER.indexOf(b.kind));
+    let encoded = this.encoded.get(groupId);
+    if (group && !encoded) {
+      encoded = emptyEncoded();
+      this.encoded.set(groupId, encoded);
+    } else if (!group) {
+      this.encoded.delete(groupId);
+    }
+    const after = group ? recordsOf(group, encoded!) : new Map<string, Entry>();
+    // forEach, not spreads: no tuple per record on a heartbeat's path.
+    const tombstones: Entry[] = [];
+    before.forEach((e, k) => {
+      if (!after.has(k)) tombstones.push(e);
+    });
+    tombstones.sort(
+      (a, b) => CONSUMER_GROUP_RECORD_TYPES[b.kind] - CONSUMER_GROUP_RECORD_TYPES[a.kind],
+    );
+    const writes: Entry[] = [];
+    after.forEach((e, k) => {
+      const was = before.get(k);
+      if (was !== e && !was?.value.equals(e.value)) writes.push(e);
+    });
+    writes.sort((a, b) => WRITE_ORDER.indexOf(a.kind) - WRITE_ORDER.indexOf(b.kind));
     if (after.size > 0) this.written.set(groupId, after);
     else this.written.delete(groupId);
     return [
@@ -154,7 +344,12 @@ export class ConsumerGroupJournal {
       entries = new Map();
       this.written.set(key.groupId, entries);
     }
-    entries.set(hex, { kind: key.kind, key: Buffer.from(keyBytes), value: Buffer.from(value) });
+    entries.set(hex, {
+      kind: key.kind,
+      key: Buffer.from(keyBytes),
+      hex,
+      value: Buffer.from(value),
+    });
     return 'applied';
   }
 
@@ -205,6 +400,17 @@ export class ConsumerGroupJournal {
             m.subscribedTopicRegex = v.subscribedTopicRegex;
             m.rebalanceTimeoutMs = v.rebalanceTimeoutMs;
             m.serverAssignor = v.serverAssignor;
+            if (v.classicMemberMetadata) {
+              m.classic = {
+                sessionTimeoutMs: v.classicMemberMetadata.sessionTimeoutMs,
+                protocols: (v.classicMemberMetadata.supportedProtocols as Message[]).map((p) => ({
+                  name: p.name,
+                  metadata: Buffer.from(p.metadata),
+                })),
+              };
+            } else {
+              m.classic = undefined;
+            }
             break;
           }
           case 'currentMemberAssignment': {

@@ -18,6 +18,17 @@
 import { type Assignment, emptyAssignment, partitionsOf, type TopicImage } from './assignment.ts';
 import type { MemberState, ReconciledMember } from './reconciliation.ts';
 
+/**
+ * What a member that speaks the classic protocol (JoinGroup, SyncGroup, Heartbeat)
+ * inside a consumer group brings from its JoinGroup: Kafka's ClassicMemberMetadata,
+ * stored in its ConsumerGroupMemberMetadata record (classic-members.ts serves it).
+ */
+export interface ClassicMemberMetadata {
+  sessionTimeoutMs: number;
+  /** The JoinGroup's protocols, in the member's order of preference. */
+  protocols: Array<{ name: string; metadata: Buffer }>;
+}
+
 /** The member epoch a static member leaves with, keeping its place (KIP-848). */
 export const STATIC_LEAVE_EPOCH = -2;
 export const LEAVE_EPOCH = -1;
@@ -45,8 +56,35 @@ export interface ConsumerMember {
   previousMemberEpoch: number;
   assigned: Assignment;
   pendingRevocation: Assignment;
+  /** Set for a member that speaks the classic protocol; absent for a KIP-848 one. */
+  classic?: ClassicMemberMetadata;
   cancelSession?: () => void;
   cancelRebalance?: () => void;
+  /** A classic member told to rejoin must send JoinGroup within its rebalance timeout. */
+  cancelJoin?: () => void;
+  /** A classic member that joined must send SyncGroup within its rebalance timeout. */
+  cancelSync?: () => void;
+}
+
+/** Who a member is, as its first heartbeat or JoinGroup says. */
+export type JoiningIdentity = Pick<
+  ConsumerMember,
+  'memberId' | 'instanceId' | 'rackId' | 'clientId' | 'clientHost' | 'rebalanceTimeoutMs'
+>;
+
+/** A member joining: no subscription or assignment yet, at epoch 0. */
+export function joiningMember(identity: JoiningIdentity): ConsumerMember {
+  return {
+    ...identity,
+    subscribedTopicNames: [],
+    subscribedTopicRegex: null,
+    serverAssignor: null,
+    state: 'STABLE',
+    memberEpoch: 0,
+    previousMemberEpoch: -1,
+    assigned: emptyAssignment(),
+    pendingRevocation: emptyAssignment(),
+  };
 }
 
 /** Kafka's ConsumerGroupState names, as ListGroups and the describes answer them. */
@@ -125,6 +163,8 @@ export class ConsumerGroup {
   removeMember(member: ConsumerMember): void {
     member.cancelSession?.();
     member.cancelRebalance?.();
+    member.cancelJoin?.();
+    member.cancelSync?.();
     this.releaseAll(member);
     this.members.delete(member.memberId);
     this.targetAssignment.delete(member.memberId);

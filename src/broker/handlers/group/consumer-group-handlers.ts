@@ -10,20 +10,15 @@
 import type { Message } from '../../../protocol/codec.ts';
 import { ErrorCode } from '../../../protocol/error-codes.ts';
 import { AUTHORIZED_OPERATIONS_OMITTED } from '../../../protocol/sentinels.ts';
-import type { Assignment, TopicImage } from '../../group/consumer-group/assignment.ts';
+import type { Assignment } from '../../group/consumer-group/assignment.ts';
 import { toTopicPartitions } from '../../group/consumer-group/assignment.ts';
-import type { LogManager } from '../../log/log-manager.ts';
 import type { RequestHandler } from '../handler.ts';
-import type { GroupHandlerServices } from './services.ts';
+import { type GroupHandlerServices, topicImages } from './services.ts';
 
 type Handler = RequestHandler<GroupHandlerServices>;
 
 /** With no ACLs, what Kafka's AclEntry lists for a group: READ, DELETE, DESCRIBE. */
 const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
-
-function topicImages(logs: LogManager): TopicImage[] {
-  return logs.topics().map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions }));
-}
 
 export const handleConsumerGroupHeartbeat: Handler = async (body, ctx, { coordinator, logs }) => {
   let result = coordinator.consumerGroups.heartbeat(

@@ -5,28 +5,36 @@
  */
 import type { Message } from '../../../protocol/codec.ts';
 import type { RequestContext, RequestHandler } from '../handler.ts';
-import { code, type GroupHandlerServices } from './services.ts';
+import { code, type GroupHandlerServices, topicImages } from './services.ts';
 
 type Handler = RequestHandler<GroupHandlerServices>;
 
-export const handleJoinGroup: Handler = async (body, ctx: RequestContext, { coordinator }) => {
-  const result = await coordinator.join({
-    groupId: body.groupId,
-    memberId: body.memberId,
-    groupInstanceId: body.groupInstanceId,
-    clientId: ctx.clientId ?? '',
-    clientHost: `/${ctx.connection.remoteAddress.replace(/:\d+$/, '')}`,
-    protocolType: body.protocolType,
-    protocols: body.protocols.map((p: Message) => ({
-      name: p.name,
-      metadata: Buffer.from(p.metadata),
-    })),
-    sessionTimeoutMs: body.sessionTimeoutMs,
-    rebalanceTimeoutMs: ctx.apiVersion >= 1 ? body.rebalanceTimeoutMs : body.sessionTimeoutMs,
-    // Kafka asks for a member id round trip from v4 on; earlier clients cannot handle it.
-    requireKnownMemberId: ctx.apiVersion >= 4,
-    reason: body.reason ?? null,
-  });
+export const handleJoinGroup: Handler = async (
+  body,
+  ctx: RequestContext,
+  { coordinator, logs },
+) => {
+  // The topics serve a classic member of a consumer group (assigned server-side).
+  const result = await coordinator.join(
+    {
+      groupId: body.groupId,
+      memberId: body.memberId,
+      groupInstanceId: body.groupInstanceId,
+      clientId: ctx.clientId ?? '',
+      clientHost: `/${ctx.connection.remoteAddress.replace(/:\d+$/, '')}`,
+      protocolType: body.protocolType,
+      protocols: body.protocols.map((p: Message) => ({
+        name: p.name,
+        metadata: Buffer.from(p.metadata),
+      })),
+      sessionTimeoutMs: body.sessionTimeoutMs,
+      rebalanceTimeoutMs: ctx.apiVersion >= 1 ? body.rebalanceTimeoutMs : body.sessionTimeoutMs,
+      // Kafka asks for a member id round trip from v4 on; earlier clients cannot handle it.
+      requireKnownMemberId: ctx.apiVersion >= 4,
+      reason: body.reason ?? null,
+    },
+    topicImages(logs),
+  );
   return {
     throttleTimeMs: 0,
     errorCode: code(result.error),
@@ -43,19 +51,22 @@ export const handleJoinGroup: Handler = async (body, ctx: RequestContext, { coor
   };
 };
 
-export const handleSyncGroup: Handler = async (body, _ctx, { coordinator }) => {
-  const result = await coordinator.sync({
-    groupId: body.groupId,
-    memberId: body.memberId,
-    generationId: body.generationId,
-    groupInstanceId: body.groupInstanceId,
-    protocolType: body.protocolType,
-    protocolName: body.protocolName,
-    assignments: body.assignments.map((a: Message) => ({
-      memberId: a.memberId,
-      assignment: Buffer.from(a.assignment),
-    })),
-  });
+export const handleSyncGroup: Handler = async (body, _ctx, { coordinator, logs }) => {
+  const result = await coordinator.sync(
+    {
+      groupId: body.groupId,
+      memberId: body.memberId,
+      generationId: body.generationId,
+      groupInstanceId: body.groupInstanceId,
+      protocolType: body.protocolType,
+      protocolName: body.protocolName,
+      assignments: body.assignments.map((a: Message) => ({
+        memberId: a.memberId,
+        assignment: Buffer.from(a.assignment),
+      })),
+    },
+    topicImages(logs),
+  );
   return {
     throttleTimeMs: 0,
     errorCode: code(result.error),

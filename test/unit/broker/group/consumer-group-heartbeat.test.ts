@@ -391,7 +391,9 @@ describe('one namespace with classic groups', () => {
     await joinFresh(coordinator);
     const r = beat(hb({}));
     expect(r.error).toBe('GROUP_ID_NOT_FOUND');
-    expect(r.errorMessage).toContain('online upgrade is not supported');
+    expect(r.errorMessage).toContain(
+      'its online upgrade is disabled (group.consumer.migration.policy=disabled)',
+    );
   });
 
   it('takes over an empty classic group and keeps its committed offsets', async () => {
@@ -407,19 +409,15 @@ describe('one namespace with classic groups', () => {
     expect(coordinator.fetchOffsets('g', [{ topic: 't', partition: 1 }])[0]!.offset).toBe(9);
   });
 
-  it("serves only group.consumer.migration.policy=disabled, refusing Kafka's other policies by name", () => {
+  it("accepts Kafka's four group.consumer.migration.policy values, case-insensitive, bidirectional by default as in Kafka 4.0", () => {
     const policy = (value: string | undefined) =>
       parseConfig(
         brokerConfigDefs,
         value === undefined ? {} : { 'group.consumer.migration.policy': value },
       );
-    expect(policy(undefined).values['group.consumer.migration.policy']).toBe('disabled');
-    expect(policy('DISABLED').errors).toEqual([]);
-    for (const refused of ['bidirectional', 'upgrade', 'downgrade']) {
-      expect(policy(refused).errors.map((e) => e.message)).toEqual([
-        expect.stringContaining(`not supported: group.consumer.migration.policy=${refused}`),
-      ]);
-    }
+    expect(policy(undefined).values['group.consumer.migration.policy']).toBe('bidirectional');
+    for (const value of ['DISABLED', 'bidirectional', 'Upgrade', 'downgrade'])
+      expect(policy(value).errors).toEqual([]);
     expect(policy('sideways').errors[0]!.message).toBe(
       'must be one of disabled, upgrade, downgrade, bidirectional',
     );

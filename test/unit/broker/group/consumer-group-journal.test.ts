@@ -6,11 +6,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TopicImage } from '../../../../src/broker/group/consumer-group/assignment.ts';
+import type { ConsumerGroup } from '../../../../src/broker/group/consumer-group/consumer-group.ts';
 import {
   ConsumerGroupCoordinator,
   type HeartbeatRequest,
 } from '../../../../src/broker/group/consumer-group/consumer-group-coordinator.ts';
-import type { JournalRecord } from '../../../../src/broker/group/consumer-group/consumer-group-journal.ts';
+import {
+  ConsumerGroupJournal,
+  type JournalRecord,
+} from '../../../../src/broker/group/consumer-group/consumer-group-journal.ts';
 import { decodeConsumerGroupKey } from '../../../../src/broker/group/consumer-group/consumer-group-records.ts';
 import { getLogger } from '../../../../src/util/logger.ts';
 import { ManualTimers } from '../../../../src/util/timers.ts';
@@ -136,6 +140,51 @@ describe('consumer group records', () => {
         loaded.groups.close();
       }),
       { numRuns: 20 },
+    );
+  });
+
+  it("after any sequence of heartbeats, what the log keeps is the group's whole encoding, though a heartbeat encodes only what changed", async () => {
+    const command = fc.record({
+      member: fc.constantFrom('a', 'b', 'c', 'd'),
+      action: fc.constantFrom('beat', 'beat', 'beat', 'leave', 'rejoin'),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(command, { maxLength: 30 }), async (commands) => {
+        const c = coordinator();
+        const state = new Map<string, { epoch: number; owned: number[] }>();
+        for (const { member, action } of commands) {
+          const s = state.get(member);
+          let req: HeartbeatRequest;
+          if (!s || action === 'rejoin') req = hb(member, 0, []);
+          else if (action === 'leave') req = { ...hb(member, s.epoch, null), memberEpoch: -1 };
+          else req = hb(member, s.epoch, s.owned);
+          const r = c.groups.heartbeat(req, topics);
+          if (req.memberEpoch === -1 || r.error !== 'NONE') state.delete(member);
+          else
+            state.set(member, {
+              epoch: r.memberEpoch,
+              owned: r.assignment ? (r.assignment[0]?.partitions ?? []) : (s?.owned ?? []),
+            });
+          await c.groups.stored('g');
+          const latest = new Map<string, string>();
+          for (const rec of c.batches.flat()) {
+            if (rec.value === null) latest.delete(rec.key.toString('hex'));
+            else latest.set(rec.key.toString('hex'), rec.value.toString('hex'));
+          }
+          // The group as it is, encoded from scratch by a journal that has written nothing.
+          const group = (c.groups as unknown as { groups: Map<string, ConsumerGroup> }).groups.get(
+            'g',
+          );
+          const whole = new Map(
+            new ConsumerGroupJournal()
+              .changes('g', group)
+              .map((rec) => [rec.key.toString('hex'), rec.value!.toString('hex')]),
+          );
+          expect(latest).toEqual(whole);
+        }
+        c.groups.close();
+      }),
+      { numRuns: 40 },
     );
   });
 });

@@ -3,6 +3,7 @@
  * them, shared by the coordinator's unit tests.
  */
 import { expect } from 'vitest';
+import type { MigrationPolicy } from '../../../../src/broker/group/consumer-group/migration.ts';
 import type { JoinResult } from '../../../../src/broker/group/group.ts';
 import {
   GroupCoordinator,
@@ -11,7 +12,7 @@ import {
 import { getLogger } from '../../../../src/util/logger.ts';
 import { ManualTimers } from '../../../../src/util/timers.ts';
 
-export function setup(initialRebalanceDelayMs = 0) {
+export function setup(initialRebalanceDelayMs = 0, consumerMigrationPolicy?: MigrationPolicy) {
   const timers = new ManualTimers();
   const coordinator = new GroupCoordinator({
     clock: timers.clock,
@@ -22,6 +23,7 @@ export function setup(initialRebalanceDelayMs = 0) {
     initialRebalanceDelayMs,
     offsetsRetentionMs: 7 * 24 * 3600 * 1000,
     maxMetadataBytes: 4096,
+    consumerMigrationPolicy,
   });
   return { timers, coordinator };
 }
