@@ -40,9 +40,16 @@
  * (without waiting for the records' acknowledgements: as in Kafka, the commit
  * succeeds only if every send of the transaction did), and the transaction commits:
  * records and the offsets covering them become visible together or not at all. No
- * periodic offset commit runs; commitRecord and task.commit() follow each commit. A
- * failed send or commit fails the task (whatever errors.tolerance says, as in Kafka:
- * tolerance covers conversion and transforms); its open transaction is aborted.
+ * periodic offset commit runs; commitRecord follows each commit, task.commit() too, at
+ * most once per offset.flush.interval.ms (commits within an interval share one call,
+ * made at its end, and at once at pause and stop). A commit at the end of a batch is
+ * not waited for before the next poll: the loop polls, transforms and converts the
+ * next batch while the commit is in flight, and hands those records to the producer
+ * (in the next transaction) only once the commit is answered, so no record of one
+ * transaction is written before the previous one ended. A failed send or commit fails
+ * the task (whatever errors.tolerance says, as in Kafka: tolerance covers conversion
+ * and transforms); its open transaction is aborted, and records converted for the
+ * next transaction are dropped unsent.
  *
  * Stop while task.start has not returned (the worker stops or abandons a task stuck
  * in start): the producer, transforms and converters are released at once and stop()
@@ -81,6 +88,12 @@ import { TaskTrouble } from './task-trouble.ts';
 import type { TopicCreation } from './topic-creation.ts';
 
 const NO_HEADERS: readonly RecordHeader[] = [];
+
+/**
+ * Exactly-once: records converted in one go while a commit is in flight (about half a
+ * millisecond of JSON conversion), so its answers are handled between slices.
+ */
+const AHEAD_SLICE = 128;
 
 /** Back-off after a RetriableException from poll (Kafka Connect just polls again). */
 const POLL_RETRY_BACKOFF_MS = 100;
@@ -130,10 +143,15 @@ export interface ExactlyOnceSetup {
   afterProducerInit(): Promise<void>;
 }
 
-/** A converted record waiting for (or in) a produce request: the producer's record itself. */
+/**
+ * A converted record waiting for (or in) a produce request: the producer's record
+ * itself. Exactly-once: record and submitted are null for an offsets record of the
+ * transaction (it goes behind the transaction's records, in their last request when
+ * it fits).
+ */
 interface Pending extends ProducedRecord {
-  readonly record: SourceRecord;
-  readonly submitted: SubmittedRecord;
+  readonly record: SourceRecord | null;
+  readonly submitted: SubmittedRecord | null;
   readonly bytes: number;
 }
 
@@ -164,6 +182,25 @@ export class WorkerSourceTask {
   /** Exactly-once: commitRecord calls held until the transaction commits (two arrays, no object per record). */
   private heldRecords: SourceRecord[] = [];
   private heldMetadata: Array<RecordMetadata | null> = [];
+  /**
+   * Exactly-once: the commit of the previous transaction while it is in flight (the
+   * loop polls and converts the next batch meanwhile); null when none is.
+   */
+  private ending: Promise<void> | null = null;
+  /** Exactly-once: records converted while `ending`, for the next transaction (not sent yet). */
+  private nextPending: Pending[] = [];
+  private nextPendingBytes = 0;
+  /** Exactly-once: commitRecord calls of records dropped while `ending`, for the next transaction. */
+  private nextHeld: SourceRecord[] = [];
+  /**
+   * Exactly-once: task.commit() after transactions, at most once per
+   * offset.flush.interval.ms (the cadence of at-least-once commits); one runs at a
+   * time, one more may wait, a timer holds the next until its interval is over.
+   */
+  private taskCommits: Promise<void> = Promise.resolve();
+  private taskCommitQueued = false;
+  private lastTaskCommit = Number.NEGATIVE_INFINITY;
+  private cancelTaskCommitTimer: (() => void) | null = null;
   private readonly transactionContext: TransactionContext | null;
   private readonly m: SourceTaskMetrics | null;
 
@@ -309,14 +346,30 @@ export class WorkerSourceTask {
         const polled = records !== null && records.length > 0;
         if (polled) await this.handOver(records as SourceRecord[]);
         const eo = o.exactlyOnce;
+        let committing = false;
         if (eo !== undefined && this.failed === undefined) {
+          // The batch was polled and converted while the previous commit was in flight;
+          // its records go out only once that commit is answered (KIP-618), with the
+          // offsets record behind them when this transaction ends here.
+          await this.previousCommit(false);
           const action = eo.boundaries.afterBatch(o.clock.now(), polled);
-          if (action !== null) await this.endTransaction(action);
+          if (action === 'commit') {
+            this.startCommit();
+            committing = true;
+          } else {
+            this.kickSend();
+            if (action !== null) await this.endTransaction(action);
+          }
         }
         // A poll that settles at once resolves in a microtask: without a turn of the
         // event loop here, the producer's socket I/O and the commit timer would wait
         // until back-pressure stopped the loop.
         await new Promise((resolve) => setImmediate(resolve));
+        // The transaction's AddPartitionsToTxn gathers partitions until the end of the
+        // turn its sends were made in (transactional-producer.ts), which came after the
+        // one above: one more turn sends it before the next batch is polled and
+        // converted, rather than after.
+        if (committing) await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (e) {
       this.fail(e);
@@ -325,6 +378,7 @@ export class WorkerSourceTask {
       // A failed task keeps the offsets of what the broker acknowledged (exactly-once:
       // aborts what it has open), then releases everything; the worker's later stop()
       // finds nothing left to do.
+      await this.ending?.catch(() => undefined);
       await this.lastSettled;
       if (o.exactlyOnce === undefined) await this.commitOffsets();
       else await this.abortOpenTransaction();
@@ -339,27 +393,39 @@ export class WorkerSourceTask {
   private async handOver(records: readonly SourceRecord[]): Promise<void> {
     let from = 0;
     while (from < records.length && this.failed === undefined) {
-      const { end, action } = this.prepare(records, from);
+      // Converting ahead of a commit in flight, in slices: the commit's answers (each
+      // lets the next request of the transaction go out) wait at most for one slice.
+      const ahead = this.ending !== null;
+      const to = ahead ? Math.min(records.length, from + AHEAD_SLICE) : records.length;
+      const { end, action } = this.prepare(records, from, to);
       this.kickSend();
-      if (action !== null) await this.endTransaction(action);
+      if (action !== null) {
+        await this.previousCommit();
+        await this.endTransaction(action);
+      } else if (ahead && end < records.length) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       from = end;
     }
   }
 
   /**
-   * Transform and convert records from `from` on; queue them for the producer. Stops
-   * after a record at which the task asked to end the transaction: `end` is the index
-   * after the last record prepared.
+   * Transform and convert records from `from` up to `to`; queue them for the
+   * producer. Stops after a record at which the task asked to end the transaction:
+   * `end` is the index after the last record prepared.
    */
   private prepare(
     records: readonly SourceRecord[],
     from: number,
+    to: number,
   ): { end: number; action: TransactionAction | null } {
     const { o } = this;
     const boundaries = o.exactlyOnce?.boundaries;
-    for (let i = from; i < records.length; i++) {
+    // While the previous transaction commits, records wait for the next one.
+    const ahead = this.ending !== null;
+    for (let i = from; i < to; i++) {
       const record = records[i] as SourceRecord;
-      if (boundaries !== undefined) this.inTransaction ||= this.begin();
+      if (boundaries !== undefined && !ahead) this.inTransaction ||= this.begin();
       const submitted = this.submitted.submit(record.sourcePartition, record.sourceOffset);
       if (boundaries !== undefined) this.txnOffsets.set(submitted.queue.key, submitted);
       const transformed = o.transforms.apply(record, o.operator, { sourceRecord: record });
@@ -370,7 +436,12 @@ export class WorkerSourceTask {
       if (pending === null) {
         // Dropped by a transform or tolerated: its offset still counts as done.
         this.submitted.ack(submitted);
-        this.commitRecord(record, null);
+        if (ahead) this.nextHeld.push(record);
+        else this.commitRecord(record, null);
+      } else if (ahead) {
+        this.outstandingBytes += pending.bytes;
+        this.nextPendingBytes += pending.bytes;
+        this.nextPending.push(pending);
       } else {
         this.outstandingBytes += pending.bytes;
         this.pendingBytes += pending.bytes;
@@ -379,7 +450,7 @@ export class WorkerSourceTask {
       const action = boundaries?.afterRecord(record) ?? null;
       if (action !== null) return { end: i + 1, action };
     }
-    return { end: records.length, action: null };
+    return { end: to, action: null };
   }
 
   /** `transformed` converted into the record to produce (null: skipped by a tolerated error). */
@@ -467,7 +538,8 @@ export class WorkerSourceTask {
       // chained so that requests still go out in the order they were formed.
       const started = this.sendOrder.then(async () => {
         if (o.topicCreation !== null && o.admin !== null) {
-          for (const topic of new Set(batch.map((p) => p.topic))) {
+          // Not the offsets topic of an exactly-once task: the worker made it.
+          for (const topic of new Set(batch.filter((p) => p.record !== null).map((p) => p.topic))) {
             await o.topicCreation.ensure(topic, o.admin);
           }
         }
@@ -487,21 +559,25 @@ export class WorkerSourceTask {
       // status store keep it to one write).
       let last: string | undefined;
       for (const p of batch) {
-        if (p.topic === last) continue;
+        if (p.topic === last || p.record === null) continue;
         last = p.topic;
         o.status.topicUsed?.(o.id.connector, p.topic);
       }
       // The producer copied the bytes into batches that are now acknowledged: the
       // converters may reuse their memory. (A failed send does not hand them back.)
       const { key, value } = o.converters;
+      let written = 0;
       batch.forEach((p, i) => {
+        this.outstandingBytes -= p.bytes;
+        // An exactly-once task's offsets record: not the task's, nothing to report.
+        if (p.record === null || p.submitted === null) return;
         if (p.key !== null) key.release?.(p.key);
         if (p.value !== null) value.release?.(p.value);
-        this.outstandingBytes -= p.bytes;
         this.submitted.ack(p.submitted);
         this.commitRecord(p.record, metadata[i] as RecordMetadata);
+        written++;
       });
-      this.m?.recordWrite(batch.length);
+      this.m?.recordWrite(written);
     } catch (e) {
       for (const p of batch) this.outstandingBytes -= p.bytes;
       this.fail(e);
@@ -567,6 +643,10 @@ export class WorkerSourceTask {
   private async endTransaction(action: TransactionAction): Promise<void> {
     const { o } = this;
     const eo = o.exactlyOnce as ExactlyOnceSetup;
+    // Taken before the first await: a commit runs while the loop converts the next
+    // batch (startCommit), whose offsets belong to the next transaction.
+    const offsets = this.txnOffsets;
+    this.txnOffsets = new Map();
     if (action === 'abort') {
       await this.drainSends();
       if (this.failed !== undefined) return;
@@ -577,12 +657,8 @@ export class WorkerSourceTask {
       }
       // Not delivered: commitRecord says so with no metadata.
       this.heldMetadata.fill(null);
-    } else {
-      await this.handOverPending();
-      if (this.failed !== undefined) return;
     }
-    const offsets = this.txnOffsets;
-    this.txnOffsets = new Map();
+    // (A commit's records still pending go out below, the offsets record behind them.)
     if (!this.inTransaction && offsets.size === 0) {
       await this.afterCommit();
       return;
@@ -591,25 +667,29 @@ export class WorkerSourceTask {
     const started = o.clock.now();
     const committed = eo.copyOffsetsToWorker !== undefined ? new Map<string, string>() : null;
     try {
-      if (offsets.size > 0) {
-        const records: ProducedRecord[] = [];
-        for (const [key, { offset }] of offsets) {
-          const value = offsetValue(offset);
-          committed?.set(key, value);
-          records.push({
-            topic: eo.offsetsTopic,
-            partition: null,
-            key: Buffer.from(key, 'utf8'),
-            value: Buffer.from(value, 'utf8'),
-            timestamp: null,
-            headers: NO_HEADERS,
-          });
-        }
-        // Handed over after the records' sends; the commit below waits for its answer.
-        await this.sendOrder.then(() => {
-          eo.producer.send(records).catch(() => undefined);
-        });
+      for (const [key, { offset }] of offsets) {
+        const value = offsetValue(offset);
+        committed?.set(key, value);
+        const entry: Pending = {
+          topic: eo.offsetsTopic,
+          partition: null,
+          key: Buffer.from(key, 'utf8'),
+          value: Buffer.from(value, 'utf8'),
+          timestamp: null,
+          headers: NO_HEADERS,
+          record: null,
+          submitted: null,
+          bytes: key.length + value.length + 64,
+        };
+        this.outstandingBytes += entry.bytes;
+        this.pendingBytes += entry.bytes;
+        this.pending.push(entry);
       }
+      // Behind the transaction's records: in their last request when it has room.
+      await this.handOverPending();
+      // Every request formed, and (topic creation may hold them) with the producer.
+      await this.sendOrder;
+      if (this.failed !== undefined) return;
       // Waits for every send of the transaction (the offsets' included), then commits.
       await eo.producer.commitTransaction();
     } catch (e) {
@@ -626,7 +706,13 @@ export class WorkerSourceTask {
     await this.afterCommit();
   }
 
-  /** After a commit: the held commitRecord calls, then task.commit(). */
+  /**
+   * After a commit: the held commitRecord calls, then task.commit(). That runs on its
+   * own (it may read the offsets back and confirm them upstream, as the CDC task
+   * does) while the loop goes on, so, as with at-least-once commits, it may overlap
+   * poll(); and at most once per offset.flush.interval.ms: the transactions committed
+   * within an interval share one call at its end (at pause and stop at once).
+   */
   private async afterCommit(): Promise<void> {
     const records = this.heldRecords;
     const metadata = this.heldMetadata;
@@ -634,21 +720,99 @@ export class WorkerSourceTask {
     this.heldMetadata = [];
     for (let i = 0; i < records.length; i++)
       this.notifyCommitRecord(records[i] as SourceRecord, metadata[i] ?? null);
-    await this.taskCommit();
+    this.scheduleTaskCommit();
+  }
+
+  private scheduleTaskCommit(): void {
+    const { o } = this;
+    if (o.task.commit === undefined || this.taskCommitQueued || this.cancelTaskCommitTimer !== null)
+      return;
+    const wait = this.lastTaskCommit + o.offsetFlushIntervalMs - o.clock.now();
+    if (wait <= 0) {
+      this.queueTaskCommit();
+      return;
+    }
+    this.cancelTaskCommitTimer = o.timers.schedule(wait, () => {
+      this.cancelTaskCommitTimer = null;
+      this.queueTaskCommit();
+    });
+  }
+
+  private queueTaskCommit(): void {
+    if (this.taskCommitQueued) return;
+    this.taskCommitQueued = true;
+    this.taskCommits = this.taskCommits.then(() => {
+      this.taskCommitQueued = false;
+      this.lastTaskCommit = this.o.clock.now();
+      return this.taskCommit();
+    });
+  }
+
+  /** The task.commit() an interval holds back, now; resolves once every one settled. */
+  private async flushTaskCommit(): Promise<void> {
+    if (this.cancelTaskCommitTimer !== null) {
+      this.cancelTaskCommitTimer();
+      this.cancelTaskCommitTimer = null;
+      this.queueTaskCommit();
+    }
+    await this.taskCommits;
+  }
+
+  /**
+   * Starts committing the open transaction without waiting for it (the loop polls and
+   * converts the next batch meanwhile); previousCommit() waits for it.
+   */
+  private startCommit(): void {
+    const ending = this.endTransaction('commit');
+    ending.catch(() => undefined);
+    this.ending = ending;
+  }
+
+  /**
+   * Waits for the commit startCommit() started, if any (throws its failure), then opens
+   * the next transaction for the records converted meanwhile and (`kick`) sends them.
+   */
+  private async previousCommit(kick = true): Promise<void> {
+    const ending = this.ending;
+    if (ending === null) return;
+    try {
+      await ending;
+    } finally {
+      this.ending = null;
+    }
+    if (this.failed !== undefined) return;
+    const next = this.nextPending;
+    this.nextPending = [];
+    for (const p of next) this.pending.push(p);
+    this.pendingBytes += this.nextPendingBytes;
+    this.nextPendingBytes = 0;
+    for (const r of this.nextHeld) this.commitRecord(r, null);
+    this.nextHeld = [];
+    if (this.txnOffsets.size > 0) this.inTransaction ||= this.begin();
+    if (kick) this.kickSend();
   }
 
   /** At pause or stop: end the open transaction as the boundaries say; abort otherwise. */
   private async finalTransaction(): Promise<void> {
     const eo = this.o.exactlyOnce;
     if (eo === undefined || this.failed !== undefined) return;
-    if (!this.inTransaction && this.pending.length === 0 && this.txnOffsets.size === 0) return;
-    const action = eo.boundaries.final(this.o.clock.now());
     try {
-      if (action !== null) await this.endTransaction(action);
+      await this.previousCommit();
     } catch (e) {
       this.fail(e);
+      await this.abortOpenTransaction();
+      return;
     }
-    await this.abortOpenTransaction();
+    if (this.inTransaction || this.pending.length > 0 || this.txnOffsets.size > 0) {
+      const action = eo.boundaries.final(this.o.clock.now());
+      try {
+        if (action !== null) await this.endTransaction(action);
+      } catch (e) {
+        this.fail(e);
+      }
+      await this.abortOpenTransaction();
+    }
+    await this.flushTaskCommit();
   }
 
   /** Abort a transaction left open (failure, or stop without a commit); logs errors. */
@@ -807,6 +971,8 @@ export class WorkerSourceTask {
     if (this.closed) return;
     this.closed = true;
     this.cancelCommitTimer?.();
+    this.cancelTaskCommitTimer?.();
+    this.cancelTaskCommitTimer = null;
     if (this.taskStart !== null && !this.taskStartSettled) {
       // See the header: release ours now, stop the task once its start returns.
       this.o.logger.warn(
@@ -840,6 +1006,8 @@ export class WorkerSourceTask {
     if (this.taskStopped || this.taskStart === null) return;
     this.taskStopped = true;
     await this.taskStart.catch(() => undefined);
+    // A task.commit() after the last transaction settles first (calls never overlap).
+    await this.taskCommits;
     try {
       await this.o.task.stop();
     } catch (e) {
