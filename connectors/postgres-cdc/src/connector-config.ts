@@ -435,6 +435,18 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
       'open and close watermarks; the chunk is held in memory until its close watermark streams.',
     group: 'Snapshot',
   }),
+  define<boolean>({
+    name: 'read.only',
+    type: 'boolean',
+    default: false,
+    doc:
+      'Incremental snapshots without writing to the database: no watermark rows; each chunk is ' +
+      'read in a REPEATABLE READ transaction whose snapshot decides which streamed changes are ' +
+      'newer than its reads, and its reads go out once the stream has passed the WAL position of ' +
+      'that snapshot. signal.data.collection still names the signal table the source channel ' +
+      'reads (signals may come from the kafka or file channel instead).',
+    group: 'Snapshot',
+  }),
   define<string>({
     name: 'incremental.snapshot.watermarking.strategy',
     type: 'string',
@@ -826,6 +838,8 @@ export interface PostgresCdcSettings {
   incrementalChunkSize: number;
   /** incremental.snapshot.watermarking.strategy. */
   watermarking: WatermarkingStrategy;
+  /** read.only: incremental snapshots write no watermarks. */
+  readOnly: boolean;
   /** signal.data.collection, when set (the source signal channel). */
   signalTable: { schema: string; table: string } | null;
   /** signal.enabled.channels and the kafka and file channels' keys. */
@@ -930,6 +944,7 @@ export function readSettings(v: Readonly<Record<string, unknown>>): PostgresCdcS
     snapshotFetchSize: n('snapshot.fetch.size'),
     incrementalChunkSize: n('incremental.snapshot.chunk.size'),
     watermarking: e('incremental.snapshot.watermarking.strategy') as WatermarkingStrategy,
+    readOnly: v['read.only'] as boolean,
     signalTable: signalTable(v['signal.data.collection'] as string | null),
     signalChannels: readSignalChannels(v, s('topic.prefix')),
     decimalHandlingMode: e('decimal.handling.mode') as DecimalHandlingMode,

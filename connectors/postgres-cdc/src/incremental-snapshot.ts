@@ -34,6 +34,15 @@
  * one set of changed keys; a chunk's reads are checked against it by the first key
  * field's value first (ChangedKeys), so an unchanged row costs one Set lookup.
  *
+ * read.only=true: no watermark is written. A chunk is read in a REPEATABLE READ
+ * transaction that first answers its snapshot and the WAL position after it
+ * (read-only-watermarks.ts); the window is open from the start. The stream keeps the
+ * changes of the tables under snapshot with their transactions, and a chunk goes out
+ * once the stream has passed its position (before the first change of a transaction
+ * that committed there or later, or at a keepalive between transactions, which the
+ * loop asks for while chunks wait), without the reads of keys that a transaction its
+ * snapshot did not see committed has changed: those changes are newer than the reads.
+ *
  * incremental.snapshot.watermarking.strategy=insert_delete (Debezium's other strategy):
  * a chunk's close is the DELETE of its open row (by the signal table's first column,
  * its id) instead of the INSERT of a close row, so the signal table keeps no
@@ -82,6 +91,14 @@ import {
 import type { Logger } from './logger.ts';
 import type { ColumnValue } from './pgoutput-decoder.ts';
 import {
+  beginChunkSnapshot,
+  type ChunkSnapshot,
+  sawCommitted,
+  walPassed,
+  walSegmentBytes,
+  widenXid,
+} from './read-only-watermarks.ts';
+import {
   type ExecuteSnapshotRequest,
   type SignalPosition,
   type SnapshotSignals,
@@ -103,6 +120,10 @@ export interface IncrementalSnapshotOptions {
   chunkSize: number;
   /** insert_delete: a chunk's close deletes its open row instead of inserting a close row. */
   watermarking: WatermarkingStrategy;
+  /** read.only=true: no watermarks; each chunk's snapshot and position stand in (read-only-watermarks.ts). */
+  readOnly: boolean;
+  /** Read-only: asks the stream for a keepalive, so an idle database releases chunks. */
+  requestKeepalive?(): void;
   context: EventContext;
   modes: MappingModes;
   /** The configured filter (not the signal table's). */
@@ -151,6 +172,15 @@ interface Window {
   lastOfTable: boolean;
   /** When its open watermark was written (the watermarks' data). */
   openedAt: string;
+  /** Read-only: the chunk's snapshot and the WAL position after it, once taken. */
+  snapshot: ChunkSnapshot | null;
+}
+
+/** Read-only: a streamed change of a table under snapshot, kept until no snapshot can miss it. */
+interface StreamedChange {
+  table: string;
+  xid: number;
+  key: unknown;
 }
 
 /** Where the loop reads next: ahead of the stream by the windows in flight. */
@@ -179,6 +209,10 @@ export class IncrementalSnapshot implements SnapshotSignals {
   private readonly described = new Map<string, ReadTable>();
   /** The signal table's id column (its first, as Debezium reads it), for insert_delete. */
   private signalIdColumn = 'id';
+  /** Read-only: changes of the tables under snapshot, for the chunks' snapshots to judge. */
+  private streamed: StreamedChange[] = [];
+  /** Read-only: the server's WAL segment size (a long page header starts each segment). */
+  private segmentBytes = 16 * 1024 * 1024;
   /** Rows delivered by this task's incremental snapshots. */
   rowsRead = 0;
 
@@ -286,8 +320,15 @@ export class IncrementalSnapshot implements SnapshotSignals {
     w.open = true;
   }
 
-  /** A change of a captured table, in stream order: drops the open chunk's read of its key. */
-  observe(table: TableId, records: readonly SourceRecord[]): void {
+  /**
+   * A change of a captured table, in stream order: drops the open chunk's read of its
+   * key. Read-only: kept with its transaction, for the chunks' snapshots to judge.
+   */
+  observe(table: TableId, records: readonly SourceRecord[], txId: number | null): void {
+    if (this.o.readOnly) {
+      this.remember(table, records, txId);
+      return;
+    }
     const w = this.windows[0];
     if (!w?.open) return;
     const id = w.table.table.id;
@@ -297,8 +338,48 @@ export class IncrementalSnapshot implements SnapshotSignals {
 
   closeWindow(chunkId: string, at: SignalPosition): SourceRecord[] {
     const w = this.windows[0];
-    if (!w || w.chunkId !== chunkId || !w.open || w.rows === null) return [];
+    if (this.o.readOnly || !w || w.chunkId !== chunkId || !w.open || w.rows === null) return [];
     this.windows.shift();
+    return this.release(w, at);
+  }
+
+  /**
+   * Read-only: the reads of the chunks whose position the stream has passed, `at` the
+   * place they go out (before a change of a transaction committed at `lsn` or later, or
+   * at a keepalive between transactions whose wal_end is `lsn`). Each chunk drops the
+   * reads of keys changed by a transaction its snapshot did not see committed.
+   */
+  streamPassed(lsn: number, at: SignalPosition): SourceRecord[] {
+    if (!this.o.readOnly) return [];
+    let out: SourceRecord[] | null = null;
+    for (;;) {
+      const w = this.windows[0];
+      const chunk = w?.snapshot;
+      if (!w || !chunk || w.rows === null || !walPassed(lsn, chunk.position, this.segmentBytes))
+        break;
+      this.windows.shift();
+      const table = w.table.table.id;
+      const id = `${table.schema}.${table.table}`;
+      for (const c of this.streamed)
+        if (c.table === id && !sawCommitted(chunk.snapshot, c.xid)) w.changed.add(c.key);
+      // No later snapshot is older than this one: what it saw finished, every later one sees.
+      const { xmin, xmax } = chunk.snapshot;
+      this.streamed = this.streamed.filter((c) => widenXid(c.xid, xmax) >= xmin);
+      const reads = this.release(w, at);
+      out = out === null ? reads : [...out, ...reads];
+    }
+    return out ?? [];
+  }
+
+  private remember(table: TableId, records: readonly SourceRecord[], txId: number | null): void {
+    const id = `${table.schema}.${table.table}`;
+    if (txId === null || !this.state.collections.some((c) => c.id === id)) return;
+    for (const r of records)
+      if (r.key != null) this.streamed.push({ table: id, xid: txId, key: r.key });
+  }
+
+  /** A chunk's reads at its close (`w` taken off the windows in flight). */
+  private release(w: Window, at: SignalPosition): SourceRecord[] {
     this.wakeup.wake();
     const dropped = this.state.collections[0]?.id !== w.collection.id;
     if (dropped) return [];
@@ -334,13 +415,19 @@ export class IncrementalSnapshot implements SnapshotSignals {
       const registry = new TypeRegistry(client);
       await registry.load();
       this.signalIdColumn = await firstColumn(client, this.o.signalTable);
+      if (this.o.readOnly) this.segmentBytes = await walSegmentBytes(client);
       while (!this.stopping) {
         const collection = this.nextToRead();
         if (!collection || this.paused || this.windows.length >= MAX_WINDOWS_IN_FLIGHT) {
           // No next chunk to open with it: the last one read closes alone.
           const close = this.watermarks(client, null);
           if (close !== null) await client.query(close);
-          else await this.wakeup.wait(IDLE_WAIT_MS);
+          else if (this.o.readOnly && this.windows.length > 0) {
+            // Chunks wait for the stream to pass their position: on an idle database
+            // only a keepalive says it has.
+            this.o.requestKeepalive?.();
+            await this.wakeup.wait(KEEPALIVE_ASK_MS);
+          } else await this.wakeup.wait(IDLE_WAIT_MS);
           continue;
         }
         await this.readChunk(client, registry, collection);
@@ -412,27 +499,67 @@ export class IncrementalSnapshot implements SnapshotSignals {
       endKey: null,
       lastOfTable: false,
       openedAt: new Date().toISOString(),
+      snapshot: null,
     };
     // In flight from its open watermark on: the stream may reach it before the rows arrive.
     this.windows.push(window);
-    // The watermarks, then the chunk in the same round trip (statement-then-copy.ts): the
-    // COPY starts once they committed. COPY, as the initial snapshot reads
-    // (snapshot-reader.ts): the same text as pgoutput sends, parsed in bulk, rather than
-    // a result row object per row.
-    const chunk = new StatementThenCopy(
-      this.watermarks(client, window) as string,
-      `COPY (SELECT ${captured.join(', ')} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${keys.join(', ')} LIMIT ${Math.trunc(this.o.chunkSize)}) TO STDOUT`,
-      new CopyTextParser(captured.length),
-    );
-    client.query(chunk);
-    const rows = await chunk.done;
+    const copy = `COPY (SELECT ${captured.join(', ')} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${keys.join(', ')} LIMIT ${Math.trunc(this.o.chunkSize)}) TO STDOUT`;
+    const rows = this.o.readOnly
+      ? await this.readOnlyChunk(client, window, copy, captured.length)
+      : await this.watermarkedChunk(client, window, copy, captured.length);
     const lastRow = rows[rows.length - 1];
     window.endKey = lastRow ? read.keyPositions.map((p) => String(lastRow[p])) : null;
     window.lastOfTable = rows.length < this.o.chunkSize;
     window.rows = rows;
     cursor.lastKey = window.endKey ?? cursor.lastKey;
     if (window.lastOfTable) this.readToEnd.add(collection.id);
-    this.unclosed = window;
+    if (!this.o.readOnly) this.unclosed = window;
+  }
+
+  /**
+   * The watermarks, then the chunk in the same round trip (statement-then-copy.ts): the
+   * COPY starts once they committed. COPY, as the initial snapshot reads
+   * (snapshot-reader.ts): the same text as pgoutput sends, parsed in bulk, rather than
+   * a result row object per row.
+   */
+  private async watermarkedChunk(
+    client: pg.Client,
+    window: Window,
+    copy: string,
+    columns: number,
+  ): Promise<ColumnValue[][]> {
+    const chunk = new StatementThenCopy(
+      this.watermarks(client, window) as string,
+      copy,
+      new CopyTextParser(columns),
+    );
+    client.query(chunk);
+    return chunk.done;
+  }
+
+  /**
+   * Read-only: the chunk in a REPEATABLE READ transaction that first answers its
+   * snapshot and position (read-only-watermarks.ts); nothing is written. The window
+   * is open from the start: the stream judges its changes by the snapshot.
+   */
+  private async readOnlyChunk(
+    client: pg.Client,
+    window: Window,
+    copy: string,
+    columns: number,
+  ): Promise<ColumnValue[][]> {
+    window.open = true;
+    try {
+      window.snapshot = await beginChunkSnapshot(client);
+      const chunk = new StatementThenCopy(null, copy, new CopyTextParser(columns));
+      client.query(chunk);
+      const rows = await chunk.done;
+      await client.query('COMMIT');
+      return rows;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
   }
 
   private async describe(
@@ -570,6 +697,9 @@ export class IncrementalSnapshot implements SnapshotSignals {
     if (this.state.collections.length === 0) this.o.log.info('incremental snapshot done');
   }
 }
+
+/** Read-only: how often a loop with chunks waiting asks the stream for a keepalive. */
+const KEEPALIVE_ASK_MS = 200;
 
 /** How many chunks may be read ahead of the stream (each held in memory until its close). */
 const MAX_WINDOWS_IN_FLIGHT = 4;

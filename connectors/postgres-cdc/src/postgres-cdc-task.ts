@@ -571,6 +571,7 @@ export class PostgresCdcSourceTask implements SourceTask {
         else this.committed(tx);
       },
       canConfirmIdle: () => this.tracker.pending === 0 && this.failure === null,
+      onIdleKeepalive: (walEnd) => this.releaseIdle(walEnd),
       onState: (state, detail) => {
         if (this.failure) return;
         this.phase = state;
@@ -621,6 +622,8 @@ export class PostgresCdcSourceTask implements SourceTask {
       signalTable,
       chunkSize: this.s.incrementalChunkSize,
       watermarking: this.s.watermarking,
+      readOnly: this.s.readOnly,
+      requestKeepalive: () => this.runner?.requestKeepalive(),
       context: this.eventContext(),
       modes: this.modes(),
       filter: new TableFilter(this.s.filters),
@@ -680,7 +683,45 @@ export class PostgresCdcSourceTask implements SourceTask {
   /** Every streamed change: the incremental snapshot's deduplication, then signals. */
   private onChange(change: ObservedChange): SourceRecord[] | undefined {
     // A change that does not go out must not drop a read: its key would vanish.
-    if (!change.skipped) this.incremental?.observe(change.table.id, change.records);
+    if (!change.skipped) this.incremental?.observe(change.table.id, change.records, change.txId);
+    // Read-only chunks whose position this change's transaction is past go out before it.
+    const passed = this.incremental?.streamPassed(
+      Number(change.offset.lsn_commit ?? change.lsn),
+      change,
+    );
+    const signalled = this.signalled(change);
+    if (!passed || passed.length === 0) return signalled;
+    return signalled && signalled.length > 0 ? [...passed, ...signalled] : passed;
+  }
+
+  /**
+   * Read-only incremental snapshots on a quiet stream: a keepalive between transactions
+   * says how far the server has decoded; chunks whose position that passes go out here,
+   * after everything streamed so far, with its offset (as a heartbeat has it).
+   */
+  private releaseIdle(walEnd: number): void {
+    const runner = this.runner;
+    if (!this.incremental || !runner || this.stopping || this.failure || this.held) return;
+    if (this.phase !== 'streaming') return;
+    const base = withoutState(this.heartbeatOf(runner).sourceOffset);
+    const proc = typeof base.lsn_proc === 'number' ? base.lsn_proc : Number(base.lsn);
+    // release() gives the reads lsn_proc = lsn - 1: here the last record's own.
+    const at = {
+      offset: base,
+      lsn: proc + 1,
+      txId: null,
+      commitTimeMicros: this.ctx.clock.now() * 1000,
+    };
+    const reads = this.incremental.streamPassed(walEnd, at);
+    if (reads.length === 0) return;
+    const records = this.withTaskState(reads);
+    this.handedOn = true;
+    this.lastOffset = records[records.length - 1].sourceOffset;
+    this.queue.push(records);
+  }
+
+  /** A change of the signal table: what its signal (or watermark) makes go out before it. */
+  private signalled(change: ObservedChange): SourceRecord[] | undefined {
     const signalTable = this.s.signalTable;
     if (!signalTable || !isSameTable(change.table.id, signalTable)) return;
     if (change.op === 'd') return this.closedByDelete(change);
@@ -843,12 +884,9 @@ export class PostgresCdcSourceTask implements SourceTask {
       );
   }
 
-  private heartbeat(): void {
-    const runner = this.runner;
-    // While a blocking snapshot holds the stream, the last offset is from before its signal.
-    if (this.stopping || !runner || this.phase !== 'streaming' || this.held) return;
-    this.handedOn = true;
-    const beat = heartbeatRecord(
+  /** A heartbeat record at the stream's place now. */
+  private heartbeatOf(runner: StreamRunner): SourceRecord {
+    return heartbeatRecord(
       this.s.names.topics.heartbeatTopic(),
       this.s.topicPrefix,
       this.partition,
@@ -856,6 +894,14 @@ export class PostgresCdcSourceTask implements SourceTask {
       runner.confirmedLsn,
       this.ctx.clock.now(),
     );
+  }
+
+  private heartbeat(): void {
+    const runner = this.runner;
+    // While a blocking snapshot holds the stream, the last offset is from before its signal.
+    if (this.stopping || !runner || this.phase !== 'streaming' || this.held) return;
+    this.handedOn = true;
+    const beat = this.heartbeatOf(runner);
     // A heartbeat can be the first offset past a signal that emitted nothing (one of the
     // kafka channel, whose position it carries): it carries the task's state as it is
     // now, not as of the last record, or a restart from it would pass over the signal

@@ -21,17 +21,18 @@
  * ones (epoch and xid); a streamed xid is widened next to the snapshot's xmax, as
  * Postgres widens xids (it is within 2^31 of it).
  *
- * Not wired into incremental-snapshot.ts yet: `read.only=true` stays refused by name
- * (unsupported-keys.ts). What the wiring must still settle:
- *   - the release on an idle database: keepalives come only every wal_sender_timeout/2,
- *     so the stream should ask for one (a status update with its reply byte set) after
- *     each chunk; and the insert position can sit past the last record's end by a page
- *     header, which a keepalive's wal_end never reaches, so the release must accept the
- *     end of the last record before `position`;
- *   - a window has to collect changes from before its snapshot is taken: with
- *     synchronous replication a transaction's commit can be decoded before it is
- *     visible, so a change streamed just before the chunk's BEGIN can belong to a
- *     transaction the snapshot reports as running.
+ * Used by incremental-snapshot.ts with `read.only=true`. The stream releases a chunk
+ * at its first change of a transaction that committed at or past `position`, or, when
+ * idle, at a keepalive between transactions whose wal_end is past it (the chunk loop
+ * asks for keepalives while chunks wait, since the server sends them unprompted only
+ * every wal_sender_timeout/2). The insert position can sit just past a page header,
+ * which no record reaches (walPassed).
+ *
+ * What the changes kept can miss: they are kept from the snapshot's request on. With
+ * synchronous replication a transaction's commit can be streamed before it is visible
+ * (the backend waits for the standby before it leaves the running ones); one streamed
+ * before the request and still waiting when a chunk's snapshot is taken, on a key of
+ * that chunk, would not drop its older read.
  */
 import type pg from 'pg';
 import { type Lsn, parseLsn } from './lsn.ts';
@@ -93,4 +94,33 @@ export async function beginChunkSnapshot(client: pg.Client): Promise<ChunkSnapsh
   const row = r.rows[0];
   if (!row) throw new Error('pg_current_snapshot() answered no row');
   return { snapshot: parsePgSnapshot(row.snapshot), position: parseLsn(row.position) };
+}
+
+const PAGE_BYTES = 8192;
+/** XLogPageHeaderData and XLogLongPageHeaderData (the first page of a segment). */
+const SHORT_HEADER = 24;
+const LONG_HEADER = 40;
+
+/**
+ * Whether a stream at `streamed` (a keepalive's wal_end, or a commit's LSN) has passed
+ * `position`. The insert position can sit just past a page header, where no record
+ * ends: a stream that reached the page's start has passed it too.
+ */
+export function walPassed(streamed: Lsn, position: Lsn, segmentBytes: number): boolean {
+  if (streamed >= position) return true;
+  const header =
+    position % segmentBytes === LONG_HEADER
+      ? LONG_HEADER
+      : position % PAGE_BYTES === SHORT_HEADER
+        ? SHORT_HEADER
+        : 0;
+  return header > 0 && streamed >= position - header;
+}
+
+/** The server's WAL segment size in bytes. */
+export async function walSegmentBytes(client: pg.Client): Promise<number> {
+  const r = await client.query<{ n: string }>(
+    "SELECT pg_size_bytes(current_setting('wal_segment_size'))::text AS n",
+  );
+  return Number(r.rows[0]?.n ?? 16 * 1024 * 1024);
 }

@@ -50,6 +50,11 @@ export interface ReplicationStreamOptions {
   /** Called when the flushed position sent to Postgres advances (for metrics and tests). */
   onFlushed?(lsn: Lsn): void;
   /**
+   * Called for each keepalive that comes between transactions, with its wal_end: every
+   * transaction that commits before it has been handed to onMessage.
+   */
+  onIdleKeepalive?(walEnd: Lsn): void;
+  /**
    * Asked before an idle keepalive's position is confirmed: false while the caller
    * still owes records of WAL received on an earlier connection (after a reconnect
    * this stream has seen no commit yet, but the caller's earlier ones are unconfirmed).
@@ -247,7 +252,13 @@ export class ReplicationStream {
       } else if (replyRequested) {
         this.sendStatus(false);
       }
+      if (!this.inTransaction) this.options.onIdleKeepalive?.(walEnd);
     }
+  }
+
+  /** Asks the server for a keepalive now (a status update with its reply byte set). */
+  requestKeepalive(): void {
+    this.sendStatus(true);
   }
 
   /** A commit (or a non-transactional message) whose confirmation position is `end`. */

@@ -56,14 +56,16 @@ export class StatementThenCopy implements pg.Submittable {
   readonly done: Promise<ColumnValue[][]>;
 
   /**
-   * @param statement SQL without results to speak of (its CommandCompletes are dropped)
+   * @param statement SQL without results to speak of (its CommandCompletes are dropped);
+   *   null: the copy alone (read-only incremental chunks, inside their transaction)
    * @param copy a `COPY (...) TO STDOUT` in text format, its data fed to `parser`
    */
   constructor(
-    private readonly statement: string,
+    private readonly statement: string | null,
     private readonly copy: string,
     private readonly parser: CopyTextParser,
   ) {
+    this.inCopy = statement === null;
     this.done = new Promise((resolve, reject) => {
       this.settle = { resolve, reject };
     });
@@ -80,7 +82,7 @@ export class StatementThenCopy implements pg.Submittable {
     stream.on('data', this.onData);
     // One write for both messages.
     stream.cork();
-    connection.query(this.statement);
+    if (this.statement !== null) connection.query(this.statement);
     connection.query(this.copy);
     stream.uncork();
   }

@@ -81,6 +81,8 @@ export interface StreamRunnerOptions {
   /** See ChangeEventSourceOptions.onChange (signals, incremental snapshots). */
   onChange?: ChangeEventSourceOptions['onChange'];
   canConfirmIdle(): boolean;
+  /** See ReplicationStreamOptions.onIdleKeepalive (read-only incremental snapshots). */
+  onIdleKeepalive?(walEnd: Lsn): void;
   onState(state: StreamState, detail?: string): void;
   onFatal(error: Error): void;
 }
@@ -120,6 +122,11 @@ export class StreamRunner {
     // Status frames are valid only once the stream is in CopyBoth mode; a session still
     // starting picks the position up when it goes live.
     if (this.session?.live) this.session.stream?.confirm(lsn);
+  }
+
+  /** Asks the live session's server for a keepalive (nothing between sessions). */
+  requestKeepalive(): void {
+    if (this.session?.live) this.session.stream?.requestKeepalive();
   }
 
   /** Stop reading from the socket (back-pressure); applies to later sessions too. */
@@ -260,6 +267,9 @@ export class StreamRunner {
       onMessage: (m, lsn) => source.accept(m, lsn),
       onFlushed: (lsn) => {
         if (lsn > this.confirmed) this.confirmed = lsn;
+      },
+      onIdleKeepalive: (walEnd) => {
+        if (!source.busy) o.onIdleKeepalive?.(walEnd);
       },
     });
     session.source = source;

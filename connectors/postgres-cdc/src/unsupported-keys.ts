@@ -76,11 +76,6 @@ const GROUPS: ReadonlyArray<{ keys: UnsupportedKey[] }> = [
         advice: `${NOT_YET}; a schema change of a table during its incremental snapshot is not checked for`,
         accepts: 'false',
       },
-      {
-        name: 'read.only',
-        advice: `${NOT_YET}; incremental snapshots write their watermarks into signal.data.collection, so the user needs INSERT on it`,
-        accepts: 'false',
-      },
     ],
   },
   {

@@ -10,7 +10,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import type pg from 'pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../../../src/connect/api/index.ts';
 import { startTestBroker, type TestBroker } from '../../../test/helpers/broker.ts';
@@ -374,6 +374,101 @@ describe('incremental snapshots from the signal table (real Postgres)', () => {
     expect(readIds.has(11)).toBe(true);
     const left = await sql.query('SELECT id FROM debezium_signal ORDER BY id');
     expect(left.rows.map((r) => r.id)).toEqual(['ad-hoc-del']);
+  });
+
+  describe('read.only=true', () => {
+    const readOnly = { 'read.only': 'true' };
+
+    it('writes nothing, and the compacted topic ends equal to the table while updates and deletes stream', async () => {
+      const { db, sql } = await database(ddl(1500));
+      const driver = await run(db, readOnly);
+      await signal(sql, 'ro-1', 'execute-snapshot', { 'data-collections': ['public.t'] });
+      const writes = (async () => {
+        for (let i = 0; i < 200; i++) {
+          const id = 1 + ((i * 7919) % 1500);
+          if (i % 5 === 0) await sql.query('DELETE FROM t WHERE id = $1', [id]);
+          else await sql.query('UPDATE t SET v = v + 1 WHERE id = $1', [id]);
+        }
+      })();
+      let writing = true;
+      void writes.finally(() => {
+        writing = false;
+      });
+      await driver.pollUntil('the snapshot to end', (d) => !writing && snapshotDone(d), 60_000);
+      await writes;
+      await sql.query('INSERT INTO t VALUES (100000, 7)');
+      const delivered = await driver.pollUntil('the marker', (d) => compacted(d).has(100000));
+
+      expect(compacted(delivered)).toEqual(await tableContent(sql));
+      expect(delivered.filter((r) => r.topic === TOPIC && isRead(r)).length).toBeGreaterThan(1000);
+      const signals = await sql.query('SELECT id FROM debezium_signal ORDER BY id');
+      expect(signals.rows.map((r) => r.id)).toEqual(['ro-1']);
+    });
+
+    it('finishes on a database that writes nothing meanwhile (keepalives release the chunks)', async () => {
+      const { db, sql } = await database(ddl(350));
+      const driver = await run(db, readOnly);
+      await signal(sql, 'ro-idle', 'execute-snapshot', { 'data-collections': ['public.t'] });
+      const delivered = await driver.pollUntil('the snapshot to end', (d) =>
+        d.some((r) => r.topic === TOPIC && isRead(r) && (r.key as { id: number }).id === 350),
+      );
+      const ids = delivered
+        .filter((r) => r.topic === TOPIC && isRead(r))
+        .map((r) => (r.key as { id: number }).id);
+      expect(ids).toEqual(Array.from({ length: 350 }, (_, i) => i + 1));
+    });
+
+    it("drops the read of a key whose change streamed before the chunk's snapshot could see it (synchronous replication)", async () => {
+      // With a synchronous standby that never answers, a commit is flushed (so streamed)
+      // but stays invisible: every later chunk snapshot reports it as running, and reads
+      // the row as it was before. That read is older than the change that already went out.
+      const { db, sql } = await database(ddl(1000));
+      await sql.query('SET synchronous_commit TO local');
+      const driver = await run(db, readOnly);
+      await signal(sql, 'ro-sync', 'execute-snapshot', { 'data-collections': ['public.t'] });
+      await signal(sql, 'ro-pause', 'pause-snapshot', {});
+      await driver.pollUntil('the pause', (d) =>
+        d.some(
+          (r) => r.topic === 'srv.public.debezium_signal' && envelope(r).after?.id === 'ro-pause',
+        ),
+      );
+      await sql.query("ALTER SYSTEM SET synchronous_standby_names = 'nobody'");
+      await sql.query('SELECT pg_reload_conf()');
+      const writer = new pg.Client({ ...cluster().connectionConfig(db), options: SESSION_OPTIONS });
+      await writer.connect();
+      await writer.query('SET synchronous_commit TO on');
+      const pid = (await writer.query('SELECT pg_backend_pid() AS p')).rows[0].p;
+      try {
+        // Waits for the standby; its commit is in the WAL, and streams.
+        const waiting = writer.query('UPDATE t SET v = 99 WHERE id = 950').catch(() => undefined);
+        await driver.pollUntil('the invisible commit streamed', (d) =>
+          d.some(
+            (r) => r.topic === TOPIC && envelope(r).op === 'u' && envelope(r).after?.id === 950,
+          ),
+        );
+        expect((await sql.query('SELECT v FROM t WHERE id = 950')).rows[0].v).toBe(0);
+        await signal(sql, 'ro-resume', 'resume-snapshot', {});
+        await driver.pollUntil('the chunk of id 950 out', (d) =>
+          d.some((r) => r.topic === TOPIC && isRead(r) && (r.key as { id: number }).id >= 951),
+        );
+        await sql.query('SELECT pg_cancel_backend($1)', [pid]);
+        await waiting;
+      } finally {
+        await sql.query('ALTER SYSTEM RESET synchronous_standby_names');
+        await sql.query('SELECT pg_reload_conf()');
+        await writer.end().catch(() => undefined);
+      }
+      await sql.query('INSERT INTO t VALUES (100000, 7)');
+      const delivered = await driver.pollUntil('the marker', (d) => compacted(d).has(100000));
+      expect((await sql.query('SELECT v FROM t WHERE id = 950')).rows[0].v).toBe(99);
+      expect(compacted(delivered)).toEqual(await tableContent(sql));
+      expect(compacted(delivered).get(950)).toBe(99);
+      const readIds = delivered
+        .filter((r) => r.topic === TOPIC && isRead(r))
+        .map((r) => (r.key as { id: number }).id);
+      expect(readIds).not.toContain(950);
+      expect(readIds).toContain(949);
+    });
   });
 
   it('a blocking snapshot pauses the stream at its signal, reads the tables (additional-conditions honoured) with Debezium markers, and then streams every change after the signal', async () => {
