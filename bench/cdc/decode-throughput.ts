@@ -4,6 +4,11 @@
  * to /dev/null: the limit this process can at best reach), for
  *   one transaction of N small rows   (BENCH_ROWS, default 1,000,000)
  *   T transactions of 10 rows         (BENCH_TXNS, default 100,000)
+ *   T transactions of 10 typed rows   (BENCH_TYPED_TXNS, default 20,000): a 20-column
+ *                                     table of the common types (integers, numeric,
+ *                                     floats, boolean, text, varchar, char, date, time,
+ *                                     timestamp, timestamptz, interval, uuid, jsonb,
+ *                                     bytea, inet, int4[])
  * Each consumer reads its own slot created before the workload, so all of them decode
  * the same WAL. Our figures: "stream" = frames decoded by pgoutput-decoder only,
  * "events" = full Debezium records (type mapping, key, envelope). Also the pure
@@ -28,6 +33,22 @@ import { recvlogicalSeconds } from './pg-recvlogical.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const TXNS = Number(process.env.BENCH_TXNS ?? 100_000);
+const TYPED_TXNS = Number(process.env.BENCH_TYPED_TXNS ?? 20_000);
+
+/** 20 columns of the types a real schema has, and the values row `x` gets. */
+const TYPED_DDL = `CREATE TABLE typed (
+  id int PRIMARY KEY, a smallint, b bigint, c numeric(12,2), d real, e double precision,
+  f boolean, g text, h varchar(64), i char(8), j date, k time, l timestamp, m timestamptz,
+  n interval, o uuid, p jsonb, q bytea, r inet, s int4[])`;
+const TYPED_ROW = (x: string) => `${x}, (${x} % 30000)::smallint, ${x}::bigint * 1000,
+  (${x} * 1.25)::numeric(12,2), ${x}::real / 3, ${x}::float8 / 7, ${x} % 2 = 0,
+  'text ' || ${x}, 'varchar ' || ${x}, lpad((${x} % 1000)::text, 8, '0'),
+  date '2024-01-01' + ${x} % 365, time '12:00' + (${x} % 3600) * interval '1 second',
+  timestamp '2024-01-01' + ${x} * interval '1 second',
+  timestamptz '2024-01-01 00:00+00' + ${x} * interval '1 second',
+  (${x} % 100) * interval '1 minute', md5(${x}::text)::uuid,
+  jsonb_build_object('id', ${x}, 'tag', 'k' || ${x} % 10), decode(md5(${x}::text), 'hex'),
+  ('10.0.' || ${x} % 256 || '.' || ${x} % 200)::inet, ARRAY[${x}, ${x} + 1, ${x} + 2]`;
 
 const cluster = await startPostgres();
 try {
@@ -36,20 +57,31 @@ try {
   const sql = new pg.Client({ ...conn, options: SESSION_OPTIONS });
   await sql.connect();
   await sql.query('CREATE TABLE small (id int PRIMARY KEY, v int NOT NULL, t text)');
-  await ensurePublication(sql, 'bench_pub', 'filtered', [{ schema: 'public', table: 'small' }]);
+  await sql.query(TYPED_DDL);
+  await ensurePublication(sql, 'bench_pub', 'filtered', [
+    { schema: 'public', table: 'small' },
+    { schema: 'public', table: 'typed' },
+  ]);
 
-  for (const [name, workload, events] of [
+  for (const [label, workload, events] of [
     [
-      '1 transaction of small rows',
+      `1tx_${ROWS}`,
       `INSERT INTO small SELECT i, i, 'row ' || i FROM generate_series(1, ${ROWS}) i`,
       ROWS,
     ],
     [
-      'transactions of 10 rows',
+      `${TXNS}tx_10rows`,
       `DO $$ BEGIN FOR k IN 0..${TXNS - 1} LOOP
          INSERT INTO small SELECT ${ROWS} + k * 10 + i, i, 'tx row' FROM generate_series(1, 10) i; COMMIT;
        END LOOP; END $$`,
       TXNS * 10,
+    ],
+    [
+      `${TYPED_TXNS}tx_10rows_20_typed_columns`,
+      `DO $$ BEGIN FOR k IN 0..${TYPED_TXNS - 1} LOOP
+         INSERT INTO typed SELECT ${TYPED_ROW('(k * 10 + i)')} FROM generate_series(1, 10) i; COMMIT;
+       END LOOP; END $$`,
+      TYPED_TXNS * 10,
     ],
   ] as const) {
     const slots = ['recv', 'frames', 'events'];
@@ -60,7 +92,6 @@ try {
       (await sql.query('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l,
     );
     await sql.query('SELECT pg_switch_wal()'); // flush the tail so every consumer can reach `end`
-    const label = name === '1 transaction of small rows' ? `1tx_${ROWS}` : `${TXNS}tx_10rows`;
 
     const recvSeconds = await runRecvlogical(cluster, db, end);
     print(`cdc.${label}.pg_recvlogical`, events / recvSeconds, 'events/s');
@@ -87,7 +118,7 @@ try {
     print(`cdc.${label}.parse.pg_logical_replication`, frames.length / theirs, 'messages/s');
     print(`cdc.${label}.build.ours`, await buildRate(conn, db, frames), 'events/s');
     for (const s of slots) await sql.query('SELECT pg_drop_replication_slot($1)', [s]);
-    await sql.query('TRUNCATE small');
+    await sql.query('TRUNCATE small, typed');
   }
   print('cdc.peak_rss', process.resourceUsage().maxRSS / 1024, 'MB');
   await sql.end();
