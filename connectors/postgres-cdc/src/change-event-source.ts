@@ -149,6 +149,11 @@ export interface ObservedChange {
   commitTimeMicros: number;
   /** The offset of the change (without transaction counts). */
   offset: SourceOffset;
+  /**
+   * With provide.transaction.metadata: the transaction's counts before the change, which
+   * records that repeat it on restart carry (a blocking snapshot's reads); else null.
+   */
+  counts: SourceOffset | null;
 }
 
 /** Where a restart (or a reconnect) takes up the stream: the last record handed on. */
@@ -451,6 +456,7 @@ export class ChangeEventSource {
       txId: this.tx?.xid ?? null,
       commitTimeMicros: this.tx?.commitTimeMicros ?? 0,
       offset,
+      counts: prior,
     });
     const sent = skipped ? [] : out;
     this.deliver(ahead && ahead.length > 0 ? [...ahead, ...sent] : sent, lsn, prior);

@@ -670,7 +670,9 @@ export class PostgresCdcSourceTask implements SourceTask {
         this.queue.push(records);
       },
       // The state as it is now; a stale one in the stream's last offset goes.
-      offsetAt: (at) => withState(withoutState(at.offset), this.taskState()),
+      // Its reads repeat the signal on restart: they carry its transaction's counts
+      // before it, as the change event source's repeating records do.
+      offsetAt: (at) => withState({ ...withoutState(at.offset), ...at.counts }, this.taskState()),
       onTable: (table) => this.onTable(table),
       onProgress: (p) => this.onProgress(p),
       onTableDone: (id) => this.onTableDone(id),

@@ -555,6 +555,41 @@ describe('incremental snapshots from the signal table (real Postgres)', () => {
     expect(compacted(again)).toEqual(await tableContent(sql));
     expect(again.filter((r) => r.topic === 'srv.public.debezium_signal')).toHaveLength(1);
   });
+
+  it("with provide.transaction.metadata, a restart from a blocking read keeps the signal's transaction's counts", async () => {
+    const { db, sql } = await database(ddl(100));
+    const offsets = new InMemoryOffsets();
+    const settings = { 'snapshot.fetch.size': '10', 'provide.transaction.metadata': 'true' };
+    const first = await run(db, settings, offsets);
+    // One change before the signal and one after it, in its transaction.
+    await sql.query('BEGIN');
+    await sql.query('UPDATE t SET v = 5 WHERE id = 5');
+    await signal(sql, 'b-3', 'execute-snapshot', {
+      type: 'blocking',
+      'data-collections': ['public.t'],
+    });
+    await sql.query('UPDATE t SET v = 6 WHERE id = 6');
+    await sql.query('COMMIT');
+    const before = await first.pollUntil('some reads', (d) => d.filter(isRead).length >= 30);
+    await first.flushOffsets(before.filter(isRead)[20]);
+    await first.task.stop();
+
+    const second = await run(db, settings, offsets);
+    const isEnd = (r: SourceRecord) =>
+      r.topic === 'srv.transaction' && (r.value as { status?: string } | null)?.status === 'END';
+    const again = await second.pollUntil("the END of the signal's transaction", (d) =>
+      d.some(isEnd),
+    );
+    const end = again.find(isEnd)?.value as {
+      event_count: number;
+      data_collections: Array<{ data_collection: string; event_count: number }>;
+    };
+    expect(end.event_count).toBe(3);
+    expect(end.data_collections).toEqual([
+      { data_collection: 'public.t', event_count: 2 },
+      { data_collection: 'public.debezium_signal', event_count: 1 },
+    ]);
+  });
 });
 
 describe('the kafka and file signal channels (real Postgres, embedded broker)', () => {

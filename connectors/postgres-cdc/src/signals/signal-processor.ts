@@ -27,6 +27,8 @@ export interface SignalPosition {
   lsn: number;
   txId: number | null;
   commitTimeMicros: number;
+  /** The signal's transaction's counts before it (provide.transaction.metadata). */
+  counts?: SourceOffset | null;
 }
 
 /** What the incremental snapshot offers the signals (incremental-snapshot.ts). */
