@@ -25,6 +25,8 @@ const cluster = usePostgres();
 const TOPIC = 'PostgreSQL_server.public.t';
 const ROWS = 200_000;
 const COLLECTIONS = 'incremental_snapshot_collections';
+/** A row written after the snapshot, only to roll the topic's segments. */
+const MARKER = 1_000_000;
 
 /** 400 transactions of 40 updates and 10 deletes (20k changes), paced so they span the snapshot. */
 const WRITER = `
@@ -73,6 +75,7 @@ describe('incremental snapshot of a large table with a worker crash in the middl
       'topic.creation.default.segment.ms': '2000',
       'topic.creation.default.delete.retention.ms': '0',
       'topic.creation.default.min.cleanable.dirty.ratio': '0.01',
+      'topic.creation.default.max.compaction.lag.ms': '1000',
     });
     const options = {
       worker: {
@@ -119,18 +122,31 @@ describe('incremental snapshot of a large table with a worker crash in the middl
         },
         300_000,
       );
-      // After a pause longer than segment.ms, a last row rolls the segment: everything
-      // before it is cleanable.
-      await new Promise((r) => setTimeout(r, 2500));
-      await sql.query('INSERT INTO t VALUES (1000000, 1)');
+      // The cleaner compacts rolled segments only, and the stream may still be
+      // delivering the writer's last changes: a marker row written every 2.5 s (longer
+      // than segment.ms) rolls the segment that holds everything before it, and
+      // max.compaction.lag.ms has the cleaner take the small dirty tail that is left.
       const table = new Map<number, number>(
         (await sql.query('SELECT id, v FROM t')).rows.map((r) => [Number(r.id), Number(r.v)]),
       );
+      let marker = 0;
+      let markedAt = 0;
       const records = await waitFor(
         'the cleaner to leave one record per live row',
         async () => {
-          const read = await readTopicWithKcat(second.bootstrap, TOPIC);
-          return read.length === table.size ? read : undefined;
+          const read = (await readTopicWithKcat(second.bootstrap, TOPIC)).filter(
+            (r) => JSON.parse(r.key!).id !== MARKER,
+          );
+          if (read.length === table.size) return read;
+          if (Date.now() - markedAt > 2500) {
+            marker++;
+            markedAt = Date.now();
+            await sql.query(
+              `INSERT INTO t VALUES (${MARKER}, $1) ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v`,
+              [marker],
+            );
+          }
+          return undefined;
         },
         240_000,
       );
