@@ -36,7 +36,7 @@ export class SimpleHeaderConverter implements HeaderConverter {
   toBytes(topic: string, header: Header): Buffer | null {
     if (header.value === null || header.value === undefined) return null;
     if (typeof header.value === 'string') return Buffer.from(header.value, 'utf8');
-    return this.json.fromConnectData(topic, header.schema ?? null, header.value);
+    return copied(this.json, this.json.fromConnectData(topic, header.schema ?? null, header.value));
   }
 
   toHeader(_topic: string, key: string, bytes: Buffer | null): Header {
@@ -50,11 +50,26 @@ export class ConverterHeaderConverter implements HeaderConverter {
   constructor(private readonly converter: Converter) {}
 
   toBytes(topic: string, header: Header): Buffer | null {
-    return this.converter.fromConnectData(topic, header.schema ?? null, header.value);
+    return copied(
+      this.converter,
+      this.converter.fromConnectData(topic, header.schema ?? null, header.value),
+    );
   }
 
   toHeader(topic: string, key: string, bytes: Buffer | null): Header {
     const { schema, value } = this.converter.toConnectData(topic, bytes);
     return { key, value, schema };
   }
+}
+
+/**
+ * A header value's bytes of its own, the converter's handed back: nothing releases
+ * header bytes after the send, and a converter's result that is never handed back
+ * keeps its whole output slab from reuse (json-byte-output.ts). Header values are small.
+ */
+function copied(converter: Converter, bytes: Buffer | null): Buffer | null {
+  if (bytes === null || converter.release === undefined) return bytes;
+  const own = Buffer.from(bytes);
+  converter.release(bytes);
+  return own;
 }

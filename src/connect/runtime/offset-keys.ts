@@ -26,7 +26,12 @@ function sorted(map: Readonly<Record<string, OffsetValue>>): Record<string, Offs
 function text(value: unknown): string {
   const bytes = internal.fromConnectData('', null, value);
   if (bytes === null) throw new Error('internal converter wrote null for a non-null value');
-  return bytes.toString('utf8');
+  const out = bytes.toString('utf8');
+  // Read for the last time: a message never handed back keeps its whole output slab
+  // (json-byte-output.ts) from being reused, so one offset per commit would keep every
+  // slab the task's records are written to out of reuse.
+  internal.release(bytes);
+  return out;
 }
 
 function parse(textValue: string): unknown {

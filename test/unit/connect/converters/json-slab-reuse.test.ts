@@ -5,6 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JsonConverter } from '../../../../src/connect/converters/json-converter.ts';
+import {
+  ConverterHeaderConverter,
+  SimpleHeaderConverter,
+} from '../../../../src/connect/runtime/header-converter.ts';
+import { offsetKey, offsetValue } from '../../../../src/connect/runtime/offset-keys.ts';
 
 const SLAB = 1024 * 1024;
 
@@ -67,6 +72,37 @@ describe('JsonConverter.release', () => {
       expect(m.toString() === text(n), `message ${n}`).toBe(true);
     });
     expect(kept.reduce((a, m) => a + m.length, 0)).toBeGreaterThan(SLAB);
+  });
+
+  it("is not held back by the runtime's own JSON: offsets and header values", () => {
+    // Each is written into the shared slab between a task's records; none is handed
+    // back by a caller, so each must hand itself back (an exactly-once task writes an
+    // offset per transaction: one kept message per slab kept every slab from reuse).
+    const c = converter();
+    const simple = new SimpleHeaderConverter();
+    const plugin = new ConverterHeaderConverter(converter());
+    const first = message(c, 0);
+    const start = fillPast(c, first.buffer, 1).at(-1)!;
+    const slab = start.buffer;
+    const inSlab = [start];
+    const own: Array<Buffer | string | null> = [];
+    for (let n = 1_000; ; n++) {
+      own.push(offsetKey('conn', { server: `s${n}` }), offsetValue({ lsn: n }));
+      own.push(simple.toBytes('t', { key: 'h', value: { n }, schema: null }));
+      own.push(plugin.toBytes('t', { key: 'h', value: [n], schema: null }));
+      const m = message(c, n);
+      inSlab.push(m);
+      if (m.buffer !== slab) break;
+    }
+    const next = inSlab.pop()!;
+    for (const m of inSlab) c.release(m);
+    const after = fillPast(c, next.buffer, 3_000);
+    // (Not toBe on the buffers: a failure would print a diff of two 1 MiB buffers.)
+    expect(after.at(-1)!.buffer === slab, 'the slab reused').toBe(true);
+    // And what they returned is theirs: not overwritten by the slab's reuse.
+    expect(own[1]).toBe('{"lsn":1000}');
+    expect(own[2]?.toString()).toBe('{"n":1000}');
+    expect(own[3]?.toString()).toBe('[1000]');
   });
 
   it('ignores buffers it did not write', () => {
