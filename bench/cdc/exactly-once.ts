@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type PostgresCluster, startPostgres } from '../../test/helpers/postgres.ts';
+import { statCpuMs } from '../proc-cpu.ts';
 import { recvlogicalSeconds } from './pg-recvlogical.ts';
 
 const TXNS = Number(process.env.BENCH_TXNS ?? 30_000);
@@ -126,8 +127,14 @@ async function until(what: string, check: () => Promise<boolean>, ms = 600_000):
   }
 }
 
-/** Events/s of the CDC connector over the backlog, in one mode. */
-async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promise<number> {
+interface RunFigures {
+  rate: number;
+  /** The worker process's CPU (all threads: the task's and the embedded broker's) per event. */
+  cpuPerEventUs: number;
+}
+
+/** Events/s and worker CPU per event of the CDC connector over the backlog, in one mode. */
+async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promise<RunFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-eos-'));
   const db = await cluster.freshDatabase(exactlyOnce ? 'eos' : 'alo');
   const sql = new pg.Client(cluster.connectionConfig(db));
@@ -171,6 +178,8 @@ async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promi
     await sql.query('VACUUM ANALYZE small');
     await sql.query('CHECKPOINT');
     const end = await lsnOf(sql, 'pg_current_wal_lsn()');
+    const cpu = `/proc/${worker.child.pid}/stat`;
+    const cpuBefore = statCpuMs(cpu);
     const started = performance.now();
     await worker.rest('PUT', '/connectors/cdc/resume');
     await until('the slot confirmed past the backlog', async () => {
@@ -180,7 +189,11 @@ async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promi
       );
       return BigInt(r.rows[0]?.l ?? '0') >= end;
     });
-    return EVENTS / ((performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      rate: EVENTS / seconds,
+      cpuPerEventUs: ((statCpuMs(cpu) - cpuBefore) * 1000) / EVENTS,
+    };
   } finally {
     await worker.stop();
     await sql.end();
@@ -218,19 +231,22 @@ async function main(): Promise<void> {
     // A, B, B, A: a run is slower second than first on one machine (its database and
     // WAL come after the other's), so each mode runs once in each place; its figure is
     // the mean of its two runs.
-    const runs = { alo: [] as number[], eos: [] as number[] };
+    const runs = { alo: [] as RunFigures[], eos: [] as RunFigures[] };
     for (const exactlyOnce of [false, true, true, false]) {
-      const rate = await connectRun(cluster, exactlyOnce);
-      (exactlyOnce ? runs.eos : runs.alo).push(rate);
-      print(
-        `cdc.eos.streaming.${exactlyOnce ? 'exactly_once' : 'at_least_once'}.run`,
-        rate,
-        'events/s',
+      const run = await connectRun(cluster, exactlyOnce);
+      (exactlyOnce ? runs.eos : runs.alo).push(run);
+      const mode = exactlyOnce ? 'exactly_once' : 'at_least_once';
+      print(`cdc.eos.streaming.${mode}.run`, run.rate, 'events/s');
+      console.log(
+        `cdc.eos.streaming.${mode}.run.worker_cpu_per_event: ${run.cpuPerEventUs.toFixed(1)} us`,
       );
     }
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const atLeastOnce = mean(runs.alo);
-    const exactlyOnce = mean(runs.eos);
+    const mean = (xs: RunFigures[], f: (r: RunFigures) => number) =>
+      xs.reduce((a, r) => a + f(r), 0) / xs.length;
+    const atLeastOnce = mean(runs.alo, (r) => r.rate);
+    const exactlyOnce = mean(runs.eos, (r) => r.rate);
+    const aloCpu = mean(runs.alo, (r) => r.cpuPerEventUs);
+    const eosCpu = mean(runs.eos, (r) => r.cpuPerEventUs);
     const limit = await recvlogicalRun(cluster);
     print('cdc.eos.streaming.at_least_once', atLeastOnce, 'events/s');
     print('cdc.eos.streaming.exactly_once', exactlyOnce, 'events/s');
@@ -238,6 +254,9 @@ async function main(): Promise<void> {
     console.log(
       `cdc.eos.streaming.exactly_once_vs_at_least_once: ${((100 * exactlyOnce) / atLeastOnce).toFixed(1)} %`,
     );
+    // CPU per event is steadier than wall time on a shared machine.
+    console.log(`cdc.eos.streaming.at_least_once.worker_cpu_per_event: ${aloCpu.toFixed(1)} us`);
+    console.log(`cdc.eos.streaming.exactly_once.worker_cpu_per_event: ${eosCpu.toFixed(1)} us`);
   } finally {
     await cluster.stop();
   }
