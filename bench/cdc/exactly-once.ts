@@ -58,6 +58,15 @@ async function backlog(sql: pg.Client): Promise<void> {
     END $$`);
 }
 
+/** The slot's confirmed_flush_lsn; null when there is no such slot. */
+async function confirmed(sql: pg.Client, slot: string): Promise<bigint | null> {
+  const r = await sql.query(
+    `SELECT (confirmed_flush_lsn - '0/0')::bigint::text AS l FROM pg_replication_slots WHERE slot_name = $1`,
+    [slot],
+  );
+  return r.rows.length === 0 ? null : BigInt(r.rows[0].l ?? '0');
+}
+
 class Worker {
   private output = '';
   url = '';
@@ -171,24 +180,39 @@ async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promi
       const r = await sql.query('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [db]);
       return r.rowCount === 1;
     });
+    // One change streamed and its offset stored first: a task that handed nothing on
+    // from the slot it made drops it at stop (postgres-cdc-task.ts), and the resume
+    // would start over from a new slot past the backlog.
+    await sql.query('INSERT INTO small VALUES (-1, -1)');
+    const first = await lsnOf(sql, 'pg_current_wal_lsn()');
+    await until(
+      'the first change confirmed',
+      async () => ((await confirmed(sql, db)) ?? 0n) >= first,
+    );
     await worker.rest('PUT', '/connectors/cdc/stop');
+    // Stopping is asynchronous: a task still streaming would take the backlog early.
+    await until('the connector stopped', async () => {
+      const s = (await worker.rest('GET', '/connectors/cdc/status')) as {
+        connector: { state: string };
+        tasks: unknown[];
+      };
+      return s.connector.state === 'STOPPED' && s.tasks.length === 0;
+    });
     await backlog(sql);
     // The backlog's WAL written out and its table vacuumed now, not by a checkpoint or
     // autovacuum in the middle of this run or the next.
     await sql.query('VACUUM ANALYZE small');
     await sql.query('CHECKPOINT');
     const end = await lsnOf(sql, 'pg_current_wal_lsn()');
+    if ((await confirmed(sql, db)) === null) throw new Error('the slot was dropped at stop');
     const cpu = `/proc/${worker.child.pid}/stat`;
     const cpuBefore = statCpuMs(cpu);
     const started = performance.now();
     await worker.rest('PUT', '/connectors/cdc/resume');
-    await until('the slot confirmed past the backlog', async () => {
-      const r = await sql.query(
-        `SELECT (confirmed_flush_lsn - '0/0')::bigint::text AS l FROM pg_replication_slots WHERE slot_name = $1`,
-        [db],
-      );
-      return BigInt(r.rows[0]?.l ?? '0') >= end;
-    });
+    await until(
+      'the slot confirmed past the backlog',
+      async () => ((await confirmed(sql, db)) ?? 0n) >= end,
+    );
     const seconds = (performance.now() - started) / 1000;
     return {
       rate: EVENTS / seconds,
