@@ -150,7 +150,10 @@ describe('Fetch with answer buffers', () => {
     const res = await fetch('view', 0, buffers);
     expect(recordsOf(res)).toEqual(vs.map((v, i) => [5 + i, v]));
     expect(buffers.givenBack).toEqual([]);
-    expect(res.responses[0].partitions[0].records.buffer).toBe(buffers.lent[0]!.buffer);
+    expect(
+      res.responses[0].partitions[0].records.buffer === buffers.lent[0]!.buffer,
+      'the lent buffer',
+    ).toBe(true);
   });
 
   it('gives back a read of nothing but empty batches and reads on into the next segment', async () => {
@@ -196,7 +199,10 @@ describe('Fetch with answer buffers', () => {
     // The first pass read nothing; the two passes after the first two appends were dropped.
     expect(buffers.lent).toHaveLength(3);
     expect(buffers.givenBack).toEqual(buffers.lent.slice(0, 2));
-    expect(res.responses[0].partitions[0].records.buffer).toBe(buffers.held[0]!.buffer);
+    expect(
+      res.responses[0].partitions[0].records.buffer === buffers.held[0]!.buffer,
+      'the held buffer',
+    ).toBe(true);
   });
 
   it('answers read_committed, read_uncommitted and without answer buffers with the same bytes', async () => {

@@ -59,7 +59,7 @@ describe('JsonConverter.release', () => {
     // The last one back: the next slab needed is that one.
     c.release(held);
     const after = fillPast(c, later.at(-1)!.buffer, 3_000);
-    expect(after.at(-1)!.buffer).toBe(slab);
+    expect(after.at(-1)!.buffer === slab, 'the slab reused').toBe(true);
     expect(after.at(-1)!.toString()).toBe(text(3_000 + after.length - 1));
   });
 
