@@ -176,10 +176,7 @@ async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promi
       return s.tasks[0]?.state === 'RUNNING';
     };
     await until('the task running', taskRunning);
-    await until('the slot', async () => {
-      const r = await sql.query('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [db]);
-      return r.rowCount === 1;
-    });
+    await until('the slot', async () => (await confirmed(sql, db)) !== null);
     // One change streamed and its offset stored first: a task that handed nothing on
     // from the slot it made drops it at stop (postgres-cdc-task.ts), and the resume
     // would start over from a new slot past the backlog.
