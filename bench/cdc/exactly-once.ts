@@ -22,7 +22,9 @@
  * transaction with the default transaction.boundary=poll); BENCH_BOUNDARY sets
  * transaction.boundary (e.g. interval, with the worker's offset.flush.interval.ms).
  * BENCH_WORKER_NODE_ARGS passes Node flags to the workers (e.g. `--cpu-prof
- * --cpu-prof-dir=/tmp/prof` to see where a mode spends its time).
+ * --cpu-prof-dir=/tmp/prof` to see where a mode spends its time); BENCH_REQUESTS=1
+ * prints the embedded broker's requests per 1,000 events of each run, by api (from
+ * the worker's /metrics), to see the round trips a mode costs.
  * Run: npx tsx bench/cdc/exactly-once.ts     Prints `name: value unit` lines.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -121,6 +123,15 @@ class Worker {
     return text === '' ? undefined : JSON.parse(text);
   }
 
+  /** The embedded broker's requests answered so far, by api. */
+  async requests(): Promise<Map<string, number>> {
+    const res = await fetch(`${this.url}/metrics`);
+    const out = new Map<string, number>();
+    const line = /^kafka_network_requestmetrics_requests_total\{request="([^"]+)"\} (\d+)/gm;
+    for (const m of (await res.text()).matchAll(line)) out.set(m[1] as string, Number(m[2]));
+    return out;
+  }
+
   async stop(): Promise<void> {
     if (this.child.exitCode !== null) return;
     this.child.kill('SIGTERM');
@@ -203,6 +214,7 @@ async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promi
     const end = await lsnOf(sql, 'pg_current_wal_lsn()');
     if ((await confirmed(sql, db)) === null) throw new Error('the slot was dropped at stop');
     const cpu = `/proc/${worker.child.pid}/stat`;
+    const requestsBefore = process.env.BENCH_REQUESTS ? await worker.requests() : undefined;
     const cpuBefore = statCpuMs(cpu);
     const started = performance.now();
     await worker.rest('PUT', '/connectors/cdc/resume');
@@ -211,9 +223,20 @@ async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promi
       async () => ((await confirmed(sql, db)) ?? 0n) >= end,
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpuMs = statCpuMs(cpu) - cpuBefore;
+    if (requestsBefore !== undefined) {
+      const after = await worker.requests();
+      const perK = [...after]
+        .map(([api, n]) => [api, ((n - (requestsBefore.get(api) ?? 0)) * 1000) / EVENTS] as const)
+        .filter(([, n]) => n > 0)
+        .map(([api, n]) => `${api}=${n.toFixed(2)}`);
+      console.log(
+        `requests per 1000 events (${exactlyOnce ? 'exactly-once' : 'at-least-once'}): ${perK.join(' ')}`,
+      );
+    }
     return {
       rate: EVENTS / seconds,
-      cpuPerEventUs: ((statCpuMs(cpu) - cpuBefore) * 1000) / EVENTS,
+      cpuPerEventUs: (cpuMs * 1000) / EVENTS,
     };
   } finally {
     await worker.stop();
