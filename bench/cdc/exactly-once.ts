@@ -34,11 +34,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type PostgresCluster, startPostgres } from '../../test/helpers/postgres.ts';
+import { parsePrometheusText } from '../../test/unit/metrics/prometheus-text.ts';
 import { statCpuMs } from '../proc-cpu.ts';
 import { recvlogicalSeconds } from './pg-recvlogical.ts';
 
 const TXNS = Number(process.env.BENCH_TXNS ?? 30_000);
 const EVENTS = TXNS * 10;
+const REQUESTS_FAMILY = 'kafka_network_requestmetrics_requests_total';
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 
 function print(name: string, value: number, unit: string): void {
@@ -126,10 +128,11 @@ class Worker {
   /** The embedded broker's requests answered so far, by api. */
   async requests(): Promise<Map<string, number>> {
     const res = await fetch(`${this.url}/metrics`);
-    const out = new Map<string, number>();
-    const line = /^kafka_network_requestmetrics_requests_total\{request="([^"]+)"\} (\d+)/gm;
-    for (const m of (await res.text()).matchAll(line)) out.set(m[1] as string, Number(m[2]));
-    return out;
+    const text = await res.text();
+    if (!res.ok) throw new Error(`GET /metrics: ${res.status} ${text}`);
+    const family = parsePrometheusText(text).get(REQUESTS_FAMILY);
+    if (family === undefined) throw new Error(`/metrics has no ${REQUESTS_FAMILY}`);
+    return new Map(family.samples.map((s) => [s.labels.request as string, s.value]));
   }
 
   async stop(): Promise<void> {
