@@ -347,6 +347,12 @@ function lastOffsetOf(records: Buffer): number {
   return last;
 }
 
+/**
+ * The reason every finished wait aborts with: `abort()` without one builds a DOMException
+ * with a stack trace, once per long poll.
+ */
+const WAIT_OVER = Symbol('fetch wait over');
+
 /** Resolves when any partition's log end passes what the last read saw, or after `ms`. */
 async function waitForAny(
   wanted: Wanted[],
@@ -357,7 +363,7 @@ async function waitForAny(
   const abort = new AbortController();
   // One listener per partition of this request, by design: no leak warning for wide fetches.
   setMaxListeners(0, abort.signal);
-  const onStop = () => abort.abort();
+  const onStop = () => abort.abort(WAIT_OVER);
   stopping.addEventListener('abort', onStop, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const waits: Promise<void>[] = [
@@ -374,6 +380,6 @@ async function waitForAny(
   } finally {
     clearTimeout(timer);
     stopping.removeEventListener('abort', onStop);
-    abort.abort();
+    abort.abort(WAIT_OVER);
   }
 }

@@ -47,6 +47,13 @@ export interface KafkaBasedLogOptions {
   logger: Logger;
   /** Long-poll wait of the tailing fetch. */
   maxWaitMs?: number;
+  /**
+   * Pause between tailing fetches while nobody waits in readToEnd(), for a log whose
+   * readers all go through readToEnd() (the offsets topic): the tail then wakes a few
+   * times a second instead of twice per transaction, and a readToEnd() cuts the pause
+   * short. Default 0: fetch again at once, for logs whose records act on arrival.
+   */
+  tailPauseMs?: number;
 }
 
 const FETCH_MAX_BYTES = 16 * 1024 * 1024;
@@ -60,6 +67,8 @@ export class KafkaBasedLog {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly abort = new AbortController();
+  /** Ends the read loop's pause between tailing fetches, when it is in one. */
+  private wake: (() => void) | undefined;
   /** The read loop's own connections, so its long polls never delay ListOffsets or writes. */
   private readonly fetchClient: ClusterClient;
 
@@ -79,11 +88,15 @@ export class KafkaBasedLog {
   async readToEnd(): Promise<void> {
     const targets = await this.endOffsets();
     if (targets.every((t, p) => this.positions[p]! >= t)) return;
-    await new Promise<void>((resolve, reject) => this.waiters.push({ targets, resolve, reject }));
+    await new Promise<void>((resolve, reject) => {
+      this.waiters.push({ targets, resolve, reject });
+      this.wake?.();
+    });
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.wake?.();
     this.abort.abort();
     this.fetchClient.close();
     await this.loop;
@@ -133,6 +146,7 @@ export class KafkaBasedLog {
       try {
         await this.fetchOnce();
         this.settleWaiters();
+        await this.pause();
       } catch (err) {
         if (!this.running) break;
         this.options.logger.warn(
@@ -143,6 +157,19 @@ export class KafkaBasedLog {
         await new Promise((r) => setTimeout(r, RETRY_BACKOFF_MS));
       }
     }
+  }
+
+  private pause(): Promise<void> {
+    const ms = this.options.tailPauseMs ?? 0;
+    if (ms <= 0 || !this.running || this.waiters.length > 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.wake?.(), ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+    });
   }
 
   private async fetchOnce(): Promise<void> {

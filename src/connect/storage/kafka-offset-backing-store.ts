@@ -15,6 +15,14 @@ import { startInternalLog } from './internal-topic.ts';
 import type { KafkaBasedLog } from './kafka-based-log.ts';
 import type { OffsetBackingStore } from './offset-backing-store.ts';
 
+/**
+ * Pause of the tailing read between fetches: get() and entries() read to the end
+ * first, so nothing acts on the tail's progress, and with exactly-once every
+ * transaction appends here, which would otherwise wake the tail twice (the offsets
+ * record, then the commit marker).
+ */
+const TAIL_PAUSE_MS = 1000;
+
 export interface KafkaOffsetStoreOptions {
   client: ClusterClient;
   producer: Producer;
@@ -43,6 +51,7 @@ export class KafkaOffsetBackingStore implements OffsetBackingStore {
       },
       {
         logger: this.options.logger,
+        tailPauseMs: TAIL_PAUSE_MS,
         onRecord: (r) => {
           if (r.key === null) return;
           const key = r.key.toString('utf8');

@@ -126,6 +126,37 @@ describe('KafkaBasedLog', () => {
     }
     await log.stop();
   });
+
+  it('with a tail pause, readToEnd and stop cut the pause short', async () => {
+    const partitions = await ensureInternalTopic(client, {
+      topic: 'offsets-paused',
+      configKey: 'offset.storage.topic',
+      partitions: 3,
+      replicationFactor: -1,
+    });
+    const seen: LogRecord[] = [];
+    const log = new KafkaBasedLog({
+      client,
+      topic: 'offsets-paused',
+      partitions,
+      logger: getLogger('test'),
+      onRecord: (r) => seen.push(r),
+      // Far beyond the test's timeout: only a readToEnd() or stop() can end a pause.
+      tailPauseMs: 3_600_000,
+    });
+    await log.start();
+    for (let round = 0; round < 3; round++) {
+      await producer.send({
+        topic: 'offsets-paused',
+        messages: [{ key: `k${round}`, value: `v${round}` }],
+      });
+      await log.readToEnd();
+      expect(seen.map((r) => String(r.value))).toEqual(
+        Array.from({ length: round + 1 }, (_, i) => `v${i}`),
+      );
+    }
+    await log.stop();
+  });
 });
 
 describe('parseBootstrap', () => {
