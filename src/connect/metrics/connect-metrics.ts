@@ -14,7 +14,8 @@
  *                                     running-ratio, pause-ratio, batch-size-avg/max,
  *                                     offset-commit-avg/max-time-ms, -success/-failure-percentage
  *   source-task-metrics               source-record-poll/write-rate and -total,
- *                                     poll-batch-avg/max-time-ms, source-record-active-count
+ *                                     poll-batch-avg/max-time-ms, source-record-active-count,
+ *                                     transaction-size-avg/min/max (exactly-once tasks)
  *   sink-task-metrics                 sink-record-read/send-rate and -total,
  *                                     put-batch-avg/max-time-ms, partition-count,
  *                                     offset-commit-completion/skip-rate and -total,
@@ -185,6 +186,27 @@ const TASK_METRICS: ReadonlyArray<readonly [string, string, MetricType, string, 
     'gauge',
     'Records polled by the task but not yet completely written to Kafka.',
     (t) => t.source?.view?.activeRecords() ?? (t.source ? 0 : undefined),
+  ],
+  [
+    'source-task-metrics',
+    'transaction-size-avg',
+    'gauge',
+    'Average number of records in the transactions the task committed (exactly-once tasks).',
+    (t) => t.source?.transactionSize?.avg(),
+  ],
+  [
+    'source-task-metrics',
+    'transaction-size-min',
+    'gauge',
+    'Records in the smallest transaction the task committed (exactly-once tasks).',
+    (t) => t.source?.transactionSize?.minValue(),
+  ],
+  [
+    'source-task-metrics',
+    'transaction-size-max',
+    'gauge',
+    'Records in the largest transaction the task committed (exactly-once tasks).',
+    (t) => t.source?.transactionSize?.maxValue(),
   ],
   [
     'sink-task-metrics',

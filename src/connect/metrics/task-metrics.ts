@@ -170,6 +170,10 @@ export interface SourceTaskView {
  * source-task-metrics. poll: records the task's poll returned (before transforms);
  * write: records the broker acknowledged (after transforms; dropped or tolerated
  * records are not written). Offset commits count in connector-task-metrics.
+ * An exactly-once task also has KIP-618's transaction-size-avg/min/max: the records
+ * it handed to its producer in each transaction it committed (an aborted one counts
+ * nothing; the offsets-only commit after it counts 0), from `trackTransactions()` on,
+ * as Kafka's ExactlyOnceWorkerSourceTask registers them.
  */
 export class SourceTaskMetrics {
   recordsPolled = 0;
@@ -177,11 +181,13 @@ export class SourceTaskMetrics {
   readonly pollBatchTime: WindowedStat;
   readonly pollRate: WindowedRate;
   readonly writeRate: WindowedRate;
+  /** Exactly-once tasks only (null: the series are not shown). */
+  transactionSize: WindowedStat | null = null;
   view: SourceTaskView | null = null;
 
   constructor(
     readonly task: ConnectorTaskMetrics,
-    clock: Clock,
+    private readonly clock: Clock,
   ) {
     this.pollBatchTime = new WindowedStat(clock);
     this.pollRate = new WindowedRate(clock);
@@ -203,6 +209,16 @@ export class SourceTaskMetrics {
   /** One source offset commit (offset writer flush): whether it succeeded, and how long. */
   recordOffsetCommit(ok: boolean, ms: number): void {
     this.task.recordOffsetCommit(ok, ms);
+  }
+
+  /** The task runs exactly-once: its transaction sizes are shown. */
+  trackTransactions(): void {
+    this.transactionSize ??= new WindowedStat(this.clock);
+  }
+
+  /** A committed transaction and the records the task handed to the producer in it. */
+  recordTransaction(records: number): void {
+    this.transactionSize?.record(records);
   }
 }
 

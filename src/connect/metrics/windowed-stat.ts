@@ -1,9 +1,9 @@
 /**
  * Windowed statistics for metrics, read at scrape time: Kafka's Sensor stats (Avg,
- * Max, Rate over `metrics.sample.window.ms` windows, two samples kept) made cheap
+ * Min, Max, Rate over `metrics.sample.window.ms` windows, two samples kept) made cheap
  * for the hot path.
  *
- * Cost model: `record` is two additions and a compare, with no clock read and no
+ * Cost model: `record` is two additions and two compares, with no clock read and no
  * allocation, because it runs per batch on the task loops. The window rolls only
  * when a scrape reads the stat: a read finds the current window older than the
  * window length, keeps it as the previous one and opens a new one. So a value read
@@ -11,7 +11,8 @@
  * history when scrapes come more often than the window, and everything since the
  * last roll when nobody scraped for a while (nobody was looking at it either).
  *
- * No samples: avg and max are NaN, as Kafka's Avg and Max report without samples.
+ * No samples: avg, min and max are NaN, as Kafka's Avg, Min and Max report without
+ * samples.
  */
 import type { Clock } from '../../util/clock.ts';
 
@@ -21,9 +22,11 @@ export const SAMPLE_WINDOW_MS = 30_000;
 export class WindowedStat {
   private count = 0;
   private sum = 0;
+  private min = Number.POSITIVE_INFINITY;
   private max = Number.NEGATIVE_INFINITY;
   private previousCount = 0;
   private previousSum = 0;
+  private previousMin = Number.POSITIVE_INFINITY;
   private previousMax = Number.NEGATIVE_INFINITY;
   private windowStart: number;
 
@@ -37,6 +40,7 @@ export class WindowedStat {
   record(value: number): void {
     this.count++;
     this.sum += value;
+    if (value < this.min) this.min = value;
     if (value > this.max) this.max = value;
   }
 
@@ -45,6 +49,13 @@ export class WindowedStat {
     this.roll();
     const n = this.count + this.previousCount;
     return n === 0 ? Number.NaN : (this.sum + this.previousSum) / n;
+  }
+
+  /** Minimum over the windows read (NaN without samples). */
+  minValue(): number {
+    this.roll();
+    const m = Math.min(this.min, this.previousMin);
+    return m === Number.POSITIVE_INFINITY ? Number.NaN : m;
   }
 
   /** Maximum over the windows read (NaN without samples). */
@@ -59,9 +70,11 @@ export class WindowedStat {
     if (now - this.windowStart < this.windowMs) return;
     this.previousCount = this.count;
     this.previousSum = this.sum;
+    this.previousMin = this.min;
     this.previousMax = this.max;
     this.count = 0;
     this.sum = 0;
+    this.min = Number.POSITIVE_INFINITY;
     this.max = Number.NEGATIVE_INFINITY;
     this.windowStart = now;
   }

@@ -179,6 +179,12 @@ export class WorkerSourceTask {
   private inTransaction = false;
   /** Exactly-once: the latest record per source partition (by key) of the open transaction. */
   private txnOffsets = new Map<string, SubmittedRecord>();
+  /**
+   * Exactly-once: records handed to the producer since the last transaction ended
+   * (transaction-size); taken when the next ends, as the offsets are, so records
+   * converted ahead of a commit count in the transaction after it.
+   */
+  private txnRecords = 0;
   /** Exactly-once: commitRecord calls held until the transaction commits (two arrays, no object per record). */
   private heldRecords: SourceRecord[] = [];
   private heldMetadata: Array<RecordMetadata | null> = [];
@@ -217,6 +223,7 @@ export class WorkerSourceTask {
     this.transactionContext = o.exactlyOnce?.boundaries.context() ?? null;
     this.m = o.metrics?.source ?? null;
     if (this.m !== null) this.m.view = { activeRecords: () => this.submitted.unacknowledged };
+    if (o.exactlyOnce !== undefined) this.m?.trackTransactions();
   }
 
   /** What the task sees of the runtime (source-task.ts). */
@@ -442,10 +449,12 @@ export class WorkerSourceTask {
         this.outstandingBytes += pending.bytes;
         this.nextPendingBytes += pending.bytes;
         this.nextPending.push(pending);
+        this.txnRecords++;
       } else {
         this.outstandingBytes += pending.bytes;
         this.pendingBytes += pending.bytes;
         this.pending.push(pending);
+        this.txnRecords++;
       }
       const action = boundaries?.afterRecord(record) ?? null;
       if (action !== null) return { end: i + 1, action };
@@ -647,7 +656,11 @@ export class WorkerSourceTask {
     // batch (startCommit), whose offsets belong to the next transaction.
     const offsets = this.txnOffsets;
     this.txnOffsets = new Map();
+    let size = this.txnRecords;
+    this.txnRecords = 0;
     if (action === 'abort') {
+      // Dropped: the commit of their offsets below is a transaction of no records.
+      size = 0;
       await this.drainSends();
       if (this.failed !== undefined) return;
       if (this.inTransaction) {
@@ -697,6 +710,7 @@ export class WorkerSourceTask {
       throw e;
     }
     this.m?.recordOffsetCommit(true, o.clock.now() - started);
+    this.m?.recordTransaction(size);
     this.inTransaction = false;
     // Only once committed: an aborted transaction's offsets must not reach the fallback.
     if (committed !== null && committed.size > 0) eo.copyOffsetsToWorker?.(committed);
@@ -823,6 +837,7 @@ export class WorkerSourceTask {
     this.heldRecords = [];
     this.heldMetadata = [];
     this.txnOffsets = new Map();
+    this.txnRecords = 0;
     try {
       await eo.producer.abortTransaction();
     } catch (e) {

@@ -109,6 +109,28 @@ describe('ConnectMetrics', () => {
     ).toBe(0.5);
   });
 
+  it('shows transaction-size-avg, -min and -max for exactly-once source tasks only', async () => {
+    const metrics = new ConnectMetrics({ clock: new ManualClock(0), processMetrics: false });
+    const eos = metrics.addTask({ connector: 'cdc', task: 0 }, 'source').source!;
+    metrics.addTask({ connector: 'cdc', task: 1 }, 'source').source!.recordTransaction(9);
+    eos.trackTransactions();
+    let f = await scrape(metrics);
+    const name = (a: string) => metricName('source-task-metrics', a);
+    const eosLabels = { connector: 'cdc', task: '0' };
+    // No transaction committed yet: NaN, as Kafka's Avg, Min and Max without samples.
+    expect(sampleOf(f, name('transaction-size-avg'), eosLabels)).toBeNaN();
+    eos.recordTransaction(4);
+    eos.recordTransaction(10);
+    eos.recordTransaction(0);
+    f = await scrape(metrics);
+    expect(sampleOf(f, name('transaction-size-min'), eosLabels)).toBe(0);
+    expect(sampleOf(f, name('transaction-size-max'), eosLabels)).toBe(10);
+    expect(sampleOf(f, name('transaction-size-avg'), eosLabels)).toBeCloseTo(14 / 3);
+    // The at-least-once task has no such series.
+    const tasks = f.get(name('transaction-size-max'))?.samples.map((s) => s.labels.task);
+    expect(tasks).toEqual(['0']);
+  });
+
   it('counts errors, retries and dead letter queue writes in task-error-metrics', async () => {
     const clock = new ManualClock(5_000);
     const metrics = new ConnectMetrics({ clock, processMetrics: false });

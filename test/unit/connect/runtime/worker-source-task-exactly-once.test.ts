@@ -6,12 +6,16 @@
  *     between consecutive COMMIT markers), its offsets record covers them, and
  *     commitRecord follows each commit;
  *   - task.commit() runs at most once per offset.flush.interval.ms: after the first
- *     transaction, then the rest share the call made at stop.
+ *     transaction, then the rest share the call made at stop;
+ *   - transaction-size-avg/min/max (KIP-618's source-task-metrics) count each
+ *     committed transaction's records, those converted ahead in the next one.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { SourceRecord } from '../../../../src/connect/api/connect-record.ts';
+import type { SourceTaskContext } from '../../../../src/connect/api/source-task.ts';
 import { errorHandlingConfig } from '../../../../src/connect/errors/error-handling-config.ts';
 import { RetryWithToleranceOperator } from '../../../../src/connect/errors/retry-with-tolerance-operator.ts';
+import { ConnectMetrics, metricName } from '../../../../src/connect/metrics/connect-metrics.ts';
 import { ConnectorOffsetReader } from '../../../../src/connect/runtime/connector-offset-reader.ts';
 import { producerSettings } from '../../../../src/connect/runtime/kafka-clients.ts';
 import { OffsetStorageWriter } from '../../../../src/connect/runtime/offset-storage-writer.ts';
@@ -35,6 +39,7 @@ import { kafka } from '../../../conformance/helpers/kafkajs.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { fetchPartition, type RawClient, useRawBroker } from '../../broker/server/raw-client.ts';
 import { createTopic } from '../../broker/txn/txn-client.ts';
+import { parsePrometheusText, sampleOf } from '../../metrics/prometheus-text.ts';
 import { testRegistry } from '../worker/plugin-fixtures.ts';
 
 const { broker, client } = useRawBroker({
@@ -54,23 +59,44 @@ interface Seen {
   commits: number;
 }
 
-function sourceTask(topic: string, seen: Seen) {
+/** The records of each poll: BATCHES polls of PER_BATCH unless a test says otherwise. */
+const EVEN = Array.from({ length: BATCHES }, () => PER_BATCH);
+
+/** How a run goes: its polls' sizes, and (connector boundaries) how each poll's transaction ends. */
+interface Run {
+  sizes?: readonly number[];
+  ends?: ReadonlyArray<'commit' | 'abort'>;
+  metrics?: ConnectMetrics;
+}
+
+function sourceTask(topic: string, seen: Seen, sizes: readonly number[], run: Run) {
   let polls = 0;
+  let from = 0;
+  let context: SourceTaskContext | undefined;
   return {
     version: () => '1',
-    start() {},
+    start(_config: unknown, ctx: SourceTaskContext) {
+      context = ctx;
+    },
     async poll(): Promise<SourceRecord[] | null> {
-      if (polls >= BATCHES) {
+      // Asked during the poll: the batch it returns ends the transaction.
+      const end = run.ends?.[polls];
+      if (end === 'commit') context?.transactionContext?.commitTransaction();
+      if (end === 'abort') context?.transactionContext?.abortTransaction();
+      const size = sizes[polls];
+      if (size === undefined) {
         await new Promise((r) => setTimeout(r, 10));
         return null;
       }
-      const from = polls++ * PER_BATCH;
+      polls++;
+      const start = from;
+      from += size;
       seen.committedAtPoll.push(seen.commitRecords.length);
-      return Array.from({ length: PER_BATCH }, (_, i) => ({
+      return Array.from({ length: size }, (_, i) => ({
         topic,
-        value: `v${from + i}`,
+        value: `v${start + i}`,
         sourcePartition: { stream: 'only' },
-        sourceOffset: { seq: from + i },
+        sourceOffset: { seq: start + i },
       }));
     },
     commitRecord(record: SourceRecord) {
@@ -103,7 +129,10 @@ async function layout(c: RawClient, topic: string): Promise<string[]> {
  * Runs the test task to the end of its batches and stops it; what it saw, and the
  * data and offsets partitions as layout() shows them.
  */
-async function runToEnd(name: string): Promise<{
+async function runToEnd(
+  name: string,
+  run: Run = {},
+): Promise<{
   seen: Seen;
   commitsBeforeStop: number;
   data: string[];
@@ -119,6 +148,8 @@ async function runToEnd(name: string): Promise<{
   await admin.connect();
   onTestFinished(() => admin.disconnect());
   const seen: Seen = { committedAtPoll: [], commitRecords: [], commits: 0 };
+  const sizes = run.sizes ?? EVEN;
+  const { metrics } = run;
   const logger = getLogger('test');
   const plugins = testRegistry();
   const settings = producerSettings({});
@@ -133,7 +164,7 @@ async function runToEnd(name: string): Promise<{
   const id = { connector: name, task: 0 };
   const runner = new WorkerSourceTask({
     id,
-    task: sourceTask(topic, seen),
+    task: sourceTask(topic, seen, sizes, run),
     taskClass: 'test.PipelinedSource',
     taskConfig: {},
     targetState: 'RUNNING',
@@ -169,10 +200,15 @@ async function runToEnd(name: string): Promise<{
     offsetFlushTimeoutMs: 5000,
     bufferMemory: settings.bufferMemory,
     maxRequestBytes: settings.maxRequestBytes,
+    ...(metrics !== undefined ? { metrics: metrics.addTask(id, 'source') } : {}),
     exactlyOnce: {
       producer,
       transactionalId: `${name}-0`,
-      boundaries: new TransactionBoundaries('poll', 600_000, Date.now()),
+      boundaries: new TransactionBoundaries(
+        run.ends !== undefined ? 'connector' : 'poll',
+        600_000,
+        Date.now(),
+      ),
       offsetsTopic,
       beforeProducerInit: async () => {},
       afterProducerInit: async () => {},
@@ -181,7 +217,9 @@ async function runToEnd(name: string): Promise<{
   onTestFinished(() => runner.stop());
   await runner.start();
   await waitFor('every record committed, or a failure', () =>
-    seen.commitRecords.length === BATCHES * PER_BATCH || runner.isFailed ? true : undefined,
+    seen.commitRecords.length === sizes.reduce((a, b) => a + b, 0) || runner.isFailed
+      ? true
+      : undefined,
   );
   expect(runner.isFailed).toBe(false);
   const commitsBeforeStop = seen.commits;
@@ -224,5 +262,38 @@ describe('WorkerSourceTask exactly-once', () => {
     expect(commitsBeforeStop).toBe(1);
     // ...and the stop makes the call it held back.
     expect(seen.commits).toBe(2);
+  });
+
+  it('shows the records of each committed transaction as transaction-size-avg, -min and -max', async () => {
+    const metrics = new ConnectMetrics({ processMetrics: false });
+    // Each poll after the first is converted while the previous transaction commits:
+    // its records count in its own transaction, not in the one committing.
+    const sizes = [200, 130, 170, 150];
+    await runToEnd('eos-transaction-size', { sizes, metrics });
+    const f = parsePrometheusText(await metrics.scrape());
+    const labels = { connector: 'eos-transaction-size', task: '0' };
+    const size = (a: string) => sampleOf(f, metricName('source-task-metrics', a), labels);
+    expect(size('transaction-size-min')).toBe(130);
+    expect(size('transaction-size-max')).toBe(200);
+    expect(size('transaction-size-avg')).toBe(162.5);
+  });
+
+  it('drops an aborted transaction: its records are never committed, its offsets are, and it counts no records', async () => {
+    const metrics = new ConnectMetrics({ processMetrics: false });
+    // The task asks, during each poll, to end the transaction after that poll's batch.
+    const { seen, data, offsets } = await runToEnd('eos-connector-abort', {
+      sizes: [3, 2, 4],
+      ends: ['commit', 'abort', 'commit'],
+      metrics,
+    });
+    expect(data).toEqual(['v0', 'v1', 'v2', '|', 'v3', 'v4', 'ABORT', 'v5', 'v6', 'v7', 'v8', '|']);
+    // The aborted records' offset still committed, in a transaction of its own.
+    expect(offsets).toEqual(['{"seq":2}', '|', '{"seq":4}', '|', '{"seq":8}', '|']);
+    expect(seen.commitRecords).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    const f = parsePrometheusText(await metrics.scrape());
+    const labels = { connector: 'eos-connector-abort', task: '0' };
+    const size = (a: string) => sampleOf(f, metricName('source-task-metrics', a), labels);
+    expect([size('transaction-size-min'), size('transaction-size-max')]).toEqual([0, 4]);
+    expect(size('transaction-size-avg')).toBeCloseTo(7 / 3);
   });
 });
