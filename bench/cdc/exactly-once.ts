@@ -24,7 +24,9 @@
  * BENCH_WORKER_NODE_ARGS passes Node flags to the workers (e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof` to see where a mode spends its time); BENCH_REQUESTS=1
  * prints the embedded broker's requests per 1,000 events of each run, by api (from
- * the worker's /metrics), to see the round trips a mode costs.
+ * the worker's /metrics), to see the round trips a mode costs. Each exactly-once run
+ * also prints its transactions' mean size and commit time (the task's
+ * transaction-size-avg and offset-commit-avg-time-ms) and the mean poll time.
  * Run: npx tsx bench/cdc/exactly-once.ts     Prints `name: value unit` lines.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -33,8 +35,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { metricName } from '../../src/connect/metrics/connect-metrics.ts';
 import { type PostgresCluster, startPostgres } from '../../test/helpers/postgres.ts';
-import { parsePrometheusText } from '../../test/unit/metrics/prometheus-text.ts';
+import { parsePrometheusText, sampleOf } from '../../test/unit/metrics/prometheus-text.ts';
 import { statCpuMs } from '../proc-cpu.ts';
 import { recvlogicalSeconds } from './pg-recvlogical.ts';
 
@@ -125,14 +128,24 @@ class Worker {
     return text === '' ? undefined : JSON.parse(text);
   }
 
-  /** The embedded broker's requests answered so far, by api. */
-  async requests(): Promise<Map<string, number>> {
+  private async metrics(): Promise<ReturnType<typeof parsePrometheusText>> {
     const res = await fetch(`${this.url}/metrics`);
     const text = await res.text();
     if (!res.ok) throw new Error(`GET /metrics: ${res.status} ${text}`);
-    const family = parsePrometheusText(text).get(REQUESTS_FAMILY);
+    return parsePrometheusText(text);
+  }
+
+  /** The embedded broker's requests answered so far, by api. */
+  async requests(): Promise<Map<string, number>> {
+    const family = (await this.metrics()).get(REQUESTS_FAMILY);
     if (family === undefined) throw new Error(`/metrics has no ${REQUESTS_FAMILY}`);
     return new Map(family.samples.map((s) => [s.labels.request as string, s.value]));
+  }
+
+  /** A metric of the connector's task 0 (connect-metrics.ts names), as /metrics shows it. */
+  async taskMetric(group: string, attribute: string): Promise<number> {
+    const families = await this.metrics();
+    return sampleOf(families, metricName(group, attribute), { connector: 'cdc', task: '0' });
   }
 
   async stop(): Promise<void> {
@@ -154,6 +167,8 @@ interface RunFigures {
   rate: number;
   /** The worker process's CPU (all threads: the task's and the embedded broker's) per event. */
   cpuPerEventUs: number;
+  /** Exactly-once: its transactions' mean size and commit time, and the mean poll, as printed. */
+  transactions?: string;
 }
 
 /** Events/s and worker CPU per event of the CDC connector over the backlog, in one mode. */
@@ -237,9 +252,20 @@ async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promi
         `requests per 1000 events (${exactlyOnce ? 'exactly-once' : 'at-least-once'}): ${perK.join(' ')}`,
       );
     }
+    let transactions: string | undefined;
+    if (exactlyOnce) {
+      // The task started at the resume, so its windows hold this run's transactions
+      // only: their size, and how long one takes to commit (the loop converts the next
+      // batch meanwhile, so a commit longer than that is time the stream waits).
+      const size = await worker.taskMetric('source-task-metrics', 'transaction-size-avg');
+      const commit = await worker.taskMetric('connector-task-metrics', 'offset-commit-avg-time-ms');
+      const poll = await worker.taskMetric('source-task-metrics', 'poll-batch-avg-time-ms');
+      transactions = `${size.toFixed(0)} records, commit ${commit.toFixed(2)} ms, poll ${poll.toFixed(2)} ms`;
+    }
     return {
       rate: EVENTS / seconds,
       cpuPerEventUs: (cpuMs * 1000) / EVENTS,
+      ...(transactions !== undefined ? { transactions } : {}),
     };
   } finally {
     await worker.stop();
@@ -287,6 +313,8 @@ async function main(): Promise<void> {
       console.log(
         `cdc.eos.streaming.${mode}.run.worker_cpu_per_event: ${run.cpuPerEventUs.toFixed(1)} us`,
       );
+      if (run.transactions !== undefined)
+        console.log(`cdc.eos.streaming.${mode}.run.transactions: ${run.transactions}`);
     }
     const mean = (xs: RunFigures[], f: (r: RunFigures) => number) =>
       xs.reduce((a, r) => a + f(r), 0) / xs.length;
