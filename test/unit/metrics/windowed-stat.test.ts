@@ -6,10 +6,11 @@ describe('WindowedStat', () => {
   it('reports NaN without samples, as Kafka does', () => {
     const stat = new WindowedStat(new ManualClock(0), 1000);
     expect(stat.avg()).toBeNaN();
+    expect(stat.minValue()).toBeNaN();
     expect(stat.maxValue()).toBeNaN();
   });
 
-  it('averages and maximises the current and the previous window, forgetting older ones', () => {
+  it('averages, minimises and maximises the current and the previous window, forgetting older ones', () => {
     const clock = new ManualClock(0);
     const stat = new WindowedStat(clock, 1000);
     stat.record(10);
@@ -19,10 +20,12 @@ describe('WindowedStat', () => {
     stat.record(2); // the read above rolled nothing; this one lands in the same window
     expect(stat.avg()).toBe(14); // rolled now: [10, 30, 2] is the previous window
     expect(stat.maxValue()).toBe(30);
+    expect(stat.minValue()).toBe(2);
     clock.advance(1000);
     stat.record(4);
     expect(stat.avg()).toBe(4); // rolled again: the first window is gone, [4] moved to previous
     expect(stat.maxValue()).toBe(4);
+    expect(stat.minValue()).toBe(4);
   });
 });
 
