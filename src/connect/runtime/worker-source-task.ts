@@ -445,16 +445,16 @@ export class WorkerSourceTask {
         this.submitted.ack(submitted);
         if (ahead) this.nextHeld.push(record);
         else this.commitRecord(record, null);
-      } else if (ahead) {
-        this.outstandingBytes += pending.bytes;
-        this.nextPendingBytes += pending.bytes;
-        this.nextPending.push(pending);
-        this.txnRecords++;
       } else {
         this.outstandingBytes += pending.bytes;
-        this.pendingBytes += pending.bytes;
-        this.pending.push(pending);
         this.txnRecords++;
+        if (ahead) {
+          this.nextPendingBytes += pending.bytes;
+          this.nextPending.push(pending);
+        } else {
+          this.pendingBytes += pending.bytes;
+          this.pending.push(pending);
+        }
       }
       const action = boundaries?.afterRecord(record) ?? null;
       if (action !== null) return { end: i + 1, action };
@@ -656,11 +656,10 @@ export class WorkerSourceTask {
     // batch (startCommit), whose offsets belong to the next transaction.
     const offsets = this.txnOffsets;
     this.txnOffsets = new Map();
-    let size = this.txnRecords;
+    // An abort drops the records: the commit of their offsets below has none.
+    const size = action === 'abort' ? 0 : this.txnRecords;
     this.txnRecords = 0;
     if (action === 'abort') {
-      // Dropped: the commit of their offsets below is a transaction of no records.
-      size = 0;
       await this.drainSends();
       if (this.failed !== undefined) return;
       if (this.inTransaction) {
