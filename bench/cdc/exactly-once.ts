@@ -142,10 +142,13 @@ class Worker {
     return new Map(family.samples.map((s) => [s.labels.request as string, s.value]));
   }
 
-  /** A metric of the connector's task 0 (connect-metrics.ts names), as /metrics shows it. */
-  async taskMetric(group: string, attribute: string): Promise<number> {
+  /** Metrics of the connector's task 0 from one scrape, as [group, attribute] (connect-metrics.ts names). */
+  async taskMetrics(...names: ReadonlyArray<readonly [string, string]>): Promise<number[]> {
     const families = await this.metrics();
-    return sampleOf(families, metricName(group, attribute), { connector: 'cdc', task: '0' });
+    const labels = { connector: 'cdc', task: '0' };
+    return names.map(([group, attribute]) =>
+      sampleOf(families, metricName(group, attribute), labels),
+    );
   }
 
   async stop(): Promise<void> {
@@ -257,9 +260,11 @@ async function connectRun(cluster: PostgresCluster, exactlyOnce: boolean): Promi
       // The task started at the resume, so its windows hold this run's transactions
       // only: their size, and how long one takes to commit (the loop converts the next
       // batch meanwhile, so a commit longer than that is time the stream waits).
-      const size = await worker.taskMetric('source-task-metrics', 'transaction-size-avg');
-      const commit = await worker.taskMetric('connector-task-metrics', 'offset-commit-avg-time-ms');
-      const poll = await worker.taskMetric('source-task-metrics', 'poll-batch-avg-time-ms');
+      const [size, commit, poll] = (await worker.taskMetrics(
+        ['source-task-metrics', 'transaction-size-avg'],
+        ['connector-task-metrics', 'offset-commit-avg-time-ms'],
+        ['source-task-metrics', 'poll-batch-avg-time-ms'],
+      )) as [number, number, number];
       transactions = `${size.toFixed(0)} records, commit ${commit.toFixed(2)} ms, poll ${poll.toFixed(2)} ms`;
     }
     return {
