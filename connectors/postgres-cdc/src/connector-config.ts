@@ -318,7 +318,10 @@ export const postgresCdcConfigDefs: readonly AnyConfigDef[] = [
       'When to snapshot existing rows before streaming: initial (once, then stream), initial_only ' +
       '(once, never stream), no_data (never; never is its old name), always (at every start), ' +
       'when_needed (once, and again when the stored position is gone from the slot), ' +
-      'configuration_based (as the snapshot.mode.configuration.based.* keys say). custom is refused.',
+      'configuration_based (as the snapshot.mode.configuration.based.* keys say). custom is refused. ' +
+      'A connector stopped before its first snapshot handed on any record (every table empty, no ' +
+      'change and no heartbeat since) has no offset to name its slot by: the slot it made is ' +
+      'dropped at stop, and the next start takes the snapshot again.',
     group: 'Snapshot',
   }),
   ...(
