@@ -9,7 +9,7 @@ import type { TopicImage } from '../../../../src/broker/group/consumer-group/ass
 import type { HeartbeatRequest } from '../../../../src/broker/group/consumer-group/consumer-group-coordinator.ts';
 import { brokerConfigDefs } from '../../../../src/config/broker-config.ts';
 import { parseConfig } from '../../../../src/config/config-def.ts';
-import { joinFresh, setup } from './coordinator-fixture.ts';
+import { heartbeatRequest, joinFresh, setup } from './coordinator-fixture.ts';
 
 const T = '11111111-1111-1111-1111-111111111111';
 const U = '22222222-2222-2222-2222-222222222222';
@@ -18,23 +18,7 @@ let topics: TopicImage[] = [
   { name: 'other', topicId: U, partitions: 2 },
 ];
 
-function hb(over: Partial<HeartbeatRequest>): HeartbeatRequest {
-  return {
-    groupId: 'g',
-    memberId: '',
-    memberEpoch: 0,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: 60_000,
-    subscribedTopicNames: ['t'],
-    subscribedTopicRegex: null,
-    serverAssignor: null,
-    topicPartitions: [],
-    clientId: 'c',
-    clientHost: '/127.0.0.1',
-    ...over,
-  };
-}
+const hb = heartbeatRequest;
 
 /** A steady-state heartbeat: nothing changed, owned partitions reported. */
 function steady(memberId: string, memberEpoch: number, owned: number[] | null): HeartbeatRequest {

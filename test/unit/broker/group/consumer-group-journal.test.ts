@@ -18,6 +18,7 @@ import {
 import { decodeConsumerGroupKey } from '../../../../src/broker/group/consumer-group/consumer-group-records.ts';
 import { getLogger } from '../../../../src/util/logger.ts';
 import { ManualTimers } from '../../../../src/util/timers.ts';
+import { memberHeartbeat } from './coordinator-fixture.ts';
 
 const T = '11111111-1111-1111-1111-111111111111';
 const topics: TopicImage[] = [{ name: 't', topicId: T, partitions: 4 }];
@@ -40,21 +41,7 @@ function coordinator() {
 }
 
 function hb(memberId: string, memberEpoch: number, owned: number[] | null = []): HeartbeatRequest {
-  return {
-    groupId: 'g',
-    memberId,
-    memberEpoch,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: memberEpoch === 0 ? 60_000 : -1,
-    subscribedTopicNames: memberEpoch === 0 ? ['t'] : null,
-    subscribedTopicRegex: null,
-    serverAssignor: null,
-    topicPartitions:
-      owned === null ? null : owned.length === 0 ? [] : [{ topicId: T, partitions: owned }],
-    clientId: 'c',
-    clientHost: '/127.0.0.1',
-  };
+  return memberHeartbeat(memberId, memberEpoch, owned, { topicId: T });
 }
 
 /** Each record as `kind` or `kind!` for a tombstone, with its member. */

@@ -15,28 +15,14 @@ import {
   encodeAssignment,
   encodeSubscription,
 } from '../../../../src/protocol/consumer-protocol.ts';
-import { joinRequest, setup } from './coordinator-fixture.ts';
+import { heartbeatRequest, joinRequest, setup } from './coordinator-fixture.ts';
 
 const T = '11111111-1111-1111-1111-111111111111';
 const topics: TopicImage[] = [{ name: 't', topicId: T, partitions: 4 }];
 const metadata = encodeSubscription(['t']);
 
 function hb(over: Partial<HeartbeatRequest> = {}): HeartbeatRequest {
-  return {
-    groupId: 'g',
-    memberId: 'new',
-    memberEpoch: 0,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: 60_000,
-    subscribedTopicNames: ['t'],
-    subscribedTopicRegex: null,
-    serverAssignor: null,
-    topicPartitions: [],
-    clientId: 'c',
-    clientHost: '/127.0.0.1',
-    ...over,
-  };
+  return heartbeatRequest({ memberId: 'new', ...over });
 }
 
 /** A classic member's JoinGroup as kafkajs sends it (eager, v0 subscription). */

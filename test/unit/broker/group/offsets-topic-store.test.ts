@@ -22,6 +22,7 @@ import {
 import { LogManager } from '../../../../src/broker/log/log-manager.ts';
 import { getLogger } from '../../../../src/util/logger.ts';
 import { ManualTimers } from '../../../../src/util/timers.ts';
+import { memberHeartbeat } from './coordinator-fixture.ts';
 
 const dirs: string[] = [];
 const managers: LogManager[] = [];
@@ -173,28 +174,13 @@ describe('OffsetsTopicStore', () => {
   });
 });
 
-/** A KIP-848 member's heartbeat: joining with its subscription, or steady with what it owns. */
+/** A KIP-848 member's heartbeat in group cg: joining, or steady with what it owns. */
 function heartbeat(
   memberId: string,
   memberEpoch: number,
   owned: number[] | null,
 ): HeartbeatRequest {
-  const joining = memberEpoch === 0;
-  return {
-    groupId: 'cg',
-    memberId,
-    memberEpoch,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: joining ? 60_000 : -1,
-    subscribedTopicNames: joining ? ['t'] : null,
-    subscribedTopicRegex: null,
-    serverAssignor: null,
-    topicPartitions:
-      owned === null ? null : owned.length === 0 ? [] : [{ topicId: '', partitions: owned }],
-    clientId: 'c',
-    clientHost: '/127.0.0.1',
-  };
+  return memberHeartbeat(memberId, memberEpoch, owned, { groupId: 'cg' });
 }
 
 describe('consumer groups (KIP-848) in __consumer_offsets', () => {
