@@ -9,7 +9,7 @@ import type { TopicImage } from '../../../../src/broker/group/consumer-group/ass
 import type { HeartbeatRequest } from '../../../../src/broker/group/consumer-group/consumer-group-coordinator.ts';
 import { brokerConfigDefs } from '../../../../src/config/broker-config.ts';
 import { parseConfig } from '../../../../src/config/config-def.ts';
-import { heartbeatRequest, joinFresh, setup } from './coordinator-fixture.ts';
+import { heartbeatRequest as hb, joinFresh, setup } from './coordinator-fixture.ts';
 
 const T = '11111111-1111-1111-1111-111111111111';
 const U = '22222222-2222-2222-2222-222222222222';
@@ -17,8 +17,6 @@ let topics: TopicImage[] = [
   { name: 't', topicId: T, partitions: 4 },
   { name: 'other', topicId: U, partitions: 2 },
 ];
-
-const hb = heartbeatRequest;
 
 /** A steady-state heartbeat: nothing changed, owned partitions reported. */
 function steady(memberId: string, memberEpoch: number, owned: number[] | null): HeartbeatRequest {
